@@ -1,0 +1,375 @@
+"""Checkers: small pure functions that compare a program's output with the expected answer.
+
+A checker is ``function(actual, expected, case_input, *, option=default, ...) -> CheckOutcome``.
+Its keyword-only parameters are its options; the loader rejects, at load time, an option a checker
+does not take or a value of the wrong type, so a misspelt option in YAML never passes silently.
+Checkers are chosen by name from a ``CheckerRegistry``; a course can register its own.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Mapping, Optional
+
+from grader.model import CheckOutcome, Verdict
+
+CheckFunction = Callable[..., CheckOutcome]
+ExpectedValidator = Callable[[str, Mapping[str, Any]], Optional[str]]
+
+ACCEPTED = CheckOutcome(Verdict.ACCEPTED)
+
+
+@dataclass(frozen=True)
+class Checker:
+    """A named checker; ``validate_expected`` may reject an expected text at load time."""
+
+    name: str
+    function: CheckFunction
+    validate_expected: Optional[ExpectedValidator] = None
+
+    def option_defaults(self) -> Dict[str, Any]:
+        """Option name → default value (``inspect.Parameter.empty`` when the option is required)."""
+        return {
+            p.name: p.default
+            for p in inspect.signature(self.function).parameters.values()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY
+        }
+
+    def option_errors(self, options: Mapping[str, Any]) -> list:
+        """Sentences saying what is wrong with ``options`` for this checker (empty when fine)."""
+        defaults = self.option_defaults()
+        errors = []
+        for key, value in options.items():
+            if key not in defaults:
+                known = ", ".join(sorted(defaults)) or "none"
+                errors.append(f"checker '{self.name}' has no option '{key}' (its options: {known})")
+                continue
+            default = defaults[key]
+            if default is not inspect.Parameter.empty and not _same_kind(value, default):
+                errors.append(
+                    f"option '{key}' of checker '{self.name}' must be "
+                    f"{_kind_name(default)}, not {_kind_name(value)}"
+                )
+        for key, default in defaults.items():
+            if default is inspect.Parameter.empty and key not in options:
+                errors.append(f"checker '{self.name}' needs the option '{key}'")
+        return errors
+
+    def __call__(self, actual: str, expected: str, case_input: str, options: Mapping[str, Any]):
+        """Run the checker; returns its ``CheckOutcome``."""
+        return self.function(actual, expected, case_input, **options)
+
+
+def _same_kind(value: Any, default: Any) -> bool:
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and isinstance(default, bool)
+    if isinstance(default, float):
+        return isinstance(value, (int, float))
+    if default is None:
+        return True
+    if isinstance(default, (tuple, list)):
+        return isinstance(value, (tuple, list))
+    return isinstance(value, type(default))
+
+
+def _kind_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+class CheckerRegistry:
+    """Checkers by name. Made fresh per course (``builtin_checkers()``), never module-global."""
+
+    def __init__(self) -> None:
+        self._checkers: Dict[str, Checker] = {}
+
+    def register(
+        self,
+        name: str,
+        function: CheckFunction,
+        *,
+        validate_expected: Optional[ExpectedValidator] = None,
+    ) -> None:
+        """Add a checker under ``name``; a name already taken is a ``ValueError``."""
+        if name in self._checkers:
+            raise ValueError(f"a checker named '{name}' is already registered")
+        self._checkers[name] = Checker(name, function, validate_expected)
+
+    def get(self, name: str) -> Optional[Checker]:
+        """The checker called ``name``, or None."""
+        return self._checkers.get(name)
+
+    def names(self) -> list:
+        """All registered names, sorted."""
+        return sorted(self._checkers)
+
+
+# -- text ---------------------------------------------------------------------------------------
+
+
+def significant_lines(text: str) -> list:
+    """The lines of ``text`` with trailing white space (``\\r`` included) and blank tail removed."""
+    lines = [line.rstrip() for line in text.split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def quote(text: str, limit: int = 80) -> str:
+    """``text`` in double quotes for a message, shortened in the middle when long."""
+    if len(text) > limit:
+        half = limit // 2 - 2
+        text = text[:half] + " ... " + text[-half:]
+    return '"' + text + '"'
+
+
+def _extra_lines_message(actual: list, expected: list) -> Optional[str]:
+    """When the expected lines appear whole inside the actual ones, name the extra lines."""
+    if not expected or len(actual) <= len(expected):
+        return None
+    for start in range(len(actual) - len(expected) + 1):
+        if actual[start : start + len(expected)] == expected:
+            before, after = start, len(actual) - start - len(expected)
+            parts = []
+            if before:
+                parts.append(f"{before} line{'s' if before > 1 else ''} before the answer")
+            if after:
+                parts.append(f"{after} line{'s' if after > 1 else ''} after it")
+            first_extra = actual[0] if before else actual[start + len(expected)]
+            return (
+                f"The answer is right, but your program printed {' and '.join(parts)} "
+                f"(the first is {quote(first_extra)}): leftover debug prints? "
+                "Print only the answer."
+            )
+    return None
+
+
+def check_text(actual: str, expected: str, case_input: str) -> CheckOutcome:
+    """Line by line; trailing white space on a line and trailing blank lines do not matter.
+
+    Output equal to the expected one except for other white space is a presentation error.
+    """
+    got, want = significant_lines(actual), significant_lines(expected)
+    if got == want:
+        return ACCEPTED
+    if actual.split() == expected.split():
+        return CheckOutcome(Verdict.PRESENTATION_ERROR, _spacing_message(got, want))
+    extra = _extra_lines_message(got, want)
+    if extra:
+        return CheckOutcome(Verdict.WRONG_ANSWER, extra)
+    return CheckOutcome(Verdict.WRONG_ANSWER, _first_line_message(got, want))
+
+
+def _spacing_message(got: list, want: list) -> str:
+    for number, (mine, theirs) in enumerate(zip(got, want), start=1):
+        if mine != theirs:
+            return (
+                f"The words are right but the spacing differs on line {number}: expected "
+                f"{quote(theirs)}, your program printed {quote(mine)}. Check spaces and line breaks."
+            )
+    return (
+        f"The words are right but they are split over {len(got)} lines instead of {len(want)}. "
+        "Check your line breaks."
+    )
+
+
+def _first_line_message(got: list, want: list) -> str:
+    for number, (mine, theirs) in enumerate(zip(got, want), start=1):
+        if mine != theirs:
+            return f"Line {number} differs: expected {quote(theirs)}, your program printed {quote(mine)}."
+    if len(got) < len(want):
+        return (
+            f"Your output stops after {len(got)} line{'s' if len(got) != 1 else ''}; "
+            f"{len(want)} were expected. The next expected line is {quote(want[len(got)])}."
+        )
+    return (
+        f"Your output has {len(got) - len(want)} line(s) too many after the expected "
+        f"{len(want)}; the first extra one is {quote(got[len(want)])}."
+    )
+
+
+# -- tokens -------------------------------------------------------------------------------------
+
+
+def check_tokens(
+    actual: str, expected: str, case_input: str, *, case_sensitive: bool = True
+) -> CheckOutcome:
+    """The same words in the same order, however they are spaced or split across lines."""
+    got, want = actual.split(), expected.split()
+    if not case_sensitive:
+        got, want = [w.lower() for w in got], [w.lower() for w in want]
+    if got == want:
+        return ACCEPTED
+    return CheckOutcome(Verdict.WRONG_ANSWER, _first_word_message(got, want))
+
+
+def _first_word_message(got: list, want: list) -> str:
+    for number, (mine, theirs) in enumerate(zip(got, want), start=1):
+        if mine != theirs:
+            return f"Word {number} differs: expected {quote(theirs)}, your program printed {quote(mine)}."
+    if len(got) < len(want):
+        return f"Your output has {len(got)} words; {len(want)} were expected."
+    return f"Your output has {len(got) - len(want)} word(s) too many; the first is {quote(got[len(want)])}."
+
+
+# -- float --------------------------------------------------------------------------------------
+
+
+def check_float(
+    actual: str,
+    expected: str,
+    case_input: str,
+    *,
+    abs_tol: float = 1e-9,
+    rel_tol: float = 1e-9,
+) -> CheckOutcome:
+    """Word by word; words that are numbers on both sides may differ within the tolerances."""
+    got, want = actual.split(), expected.split()
+    for number, (mine, theirs) in enumerate(zip(got, want), start=1):
+        if mine == theirs:
+            continue
+        try:
+            close = math.isclose(float(mine), float(theirs), abs_tol=abs_tol, rel_tol=rel_tol)
+        except ValueError:
+            close = False
+        if not close:
+            return CheckOutcome(
+                Verdict.WRONG_ANSWER,
+                f"Value {number} differs: expected {quote(theirs)}, your program printed "
+                f"{quote(mine)} (allowed difference: {abs_tol:g}, or {rel_tol:g} relative).",
+            )
+    if len(got) != len(want):
+        return CheckOutcome(Verdict.WRONG_ANSWER, _first_word_message(got, want))
+    return ACCEPTED
+
+
+# -- regex --------------------------------------------------------------------------------------
+
+_REGEX_FLAGS = {"IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE, "DOTALL": re.DOTALL}
+
+
+def _regex_flags(flags) -> int:
+    value = 0
+    for name in flags:
+        value |= _REGEX_FLAGS[name]
+    return value
+
+
+def check_regex(actual: str, expected: str, case_input: str, *, flags: list = ()) -> CheckOutcome:
+    """The whole output (trailing white space ignored) matches ``expected`` as a regular expression."""
+    if re.fullmatch(expected, actual.rstrip(), _regex_flags(flags)):
+        return ACCEPTED
+    return CheckOutcome(
+        Verdict.WRONG_ANSWER,
+        f"Your output {quote(actual.strip())} does not have the expected form.",
+    )
+
+
+def _validate_regex(expected: str, options: Mapping[str, Any]) -> Optional[str]:
+    unknown = [f for f in options.get("flags", ()) if f not in _REGEX_FLAGS]
+    if unknown:
+        return f"unknown regex flag '{unknown[0]}' (known: {', '.join(_REGEX_FLAGS)})"
+    try:
+        re.compile(expected)
+    except re.error as error:
+        return f"expected is not a valid regular expression: {error}"
+    return None
+
+
+# -- json ---------------------------------------------------------------------------------------
+
+
+def check_json(actual: str, expected: str, case_input: str) -> CheckOutcome:
+    """The same JSON value: numbers by value, ``true`` never equal to ``1``, key order free."""
+    want = json.loads(expected)
+    try:
+        got = json.loads(actual)
+    except json.JSONDecodeError as error:
+        return CheckOutcome(Verdict.WRONG_ANSWER, _not_json_message(actual, error))
+    where = _json_difference(got, want, "")
+    if where is None:
+        return ACCEPTED
+    path, mine, theirs = where
+    place = f" at {path}" if path else ""
+    return CheckOutcome(
+        Verdict.WRONG_ANSWER,
+        f"Your answer differs{place}: expected {quote(_dump(theirs))}, "
+        f"your program printed {quote(_dump(mine))}.",
+    )
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value)
+
+
+def _not_json_message(actual: str, error: json.JSONDecodeError) -> str:
+    text = actual.strip()
+    if not text:
+        return "Your program printed only white space; a JSON answer was expected."
+    hint = ""
+    if re.search(r"\b(True|False|None)\b", text) or "'" in text:
+        hint = (
+            " It looks like Python's own printing (True, False, None or 'quotes'): "
+            "print json.dumps(answer) instead, as the main block of the exercise does."
+        )
+    elif len(text.splitlines()) > 1:
+        hint = " Your program printed several lines: leftover debug prints? Print only the answer."
+    return f"Your output {quote(text)} is not valid JSON ({error.msg}).{hint}"
+
+
+def _json_difference(got: Any, want: Any, path: str):
+    """(path, got, want) of the first difference, or None when equal."""
+    if isinstance(want, bool) or isinstance(got, bool):
+        same = isinstance(want, bool) and isinstance(got, bool) and want == got
+        return None if same else (path, got, want)
+    if isinstance(want, (int, float)) and isinstance(got, (int, float)):
+        return None if got == want else (path, got, want)
+    if isinstance(want, list) and isinstance(got, list):
+        for index, (mine, theirs) in enumerate(zip(got, want)):
+            found = _json_difference(mine, theirs, f"{path}[{index}]")
+            if found:
+                return found
+        if len(got) != len(want):
+            return (path or "the top level", got, want)
+        return None
+    if isinstance(want, dict) and isinstance(got, dict):
+        if set(got) != set(want):
+            return (path, got, want)
+        for key in want:
+            found = _json_difference(got[key], want[key], f"{path}[{json.dumps(key)}]")
+            if found:
+                return found
+        return None
+    return None if type(got) is type(want) and got == want else (path, got, want)
+
+
+def _validate_json(expected: str, options: Mapping[str, Any]) -> Optional[str]:
+    try:
+        json.loads(expected)
+    except json.JSONDecodeError as error:
+        return f"expected is not valid JSON ({error.msg}, column {error.colno}): {quote(expected)}"
+    return None
+
+
+def builtin_checkers() -> CheckerRegistry:
+    """A fresh registry holding the built-in checkers: text, tokens, json, float and regex."""
+    registry = CheckerRegistry()
+    registry.register("text", check_text)
+    registry.register("tokens", check_tokens)
+    registry.register("json", check_json, validate_expected=_validate_json)
+    registry.register("float", check_float)
+    registry.register("regex", check_regex, validate_expected=_validate_regex)
+    return registry

@@ -1,0 +1,148 @@
+"""The command line: arguments, exit codes and messages for people (``grader-cli.md``).
+
+Exit status: 0 everything accepted, 1 something was not, 2 the grader could not do its job.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from grader import __version__, report
+from grader.errors import GraderError, UsageError
+from grader.execute import python_version
+from grader.grading import GradingContext, grade_file
+from grader.loader import course_checkers, load_course
+from grader.model import Task, TaskResult, Verdict
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m grader",
+        description="Grade Nim lab exercise files against the course's test cases.",
+    )
+    parser.add_argument("--version", action="version", version=f"nim-grader {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.required = True
+    check = commands.add_parser(
+        "check",
+        help="grade exercise files, or every exercise file in a folder",
+        description="Grade exercise files (the task is the file name, nim_sum.py is nim_sum), "
+        "write an HTML report and print a short table.",
+    )
+    check.add_argument("paths", nargs="+", metavar="PATH", help="an exercise file or a folder of them")
+    check.add_argument("--task", help="grade the file(s) as this task, whatever their names")
+    check.add_argument("--report", default="report", metavar="DIR", help="folder for the HTML report (default: report/)")
+    check.add_argument("--json", action="store_true", help="print the JSON results on standard output")
+    check.add_argument("--python", default=sys.executable, metavar="EXE", help="interpreter that runs the submissions")
+    check.add_argument("--course", metavar="DIR", help="folder holding testcases/ (default: this project)")
+    check.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="cases run at once")
+    check.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    return parser
+
+
+def default_course() -> Path:
+    """The project's own folder when it holds testcases/, else the current folder if it does."""
+    for candidate in (PROJECT, Path.cwd()):
+        if (candidate / "testcases").is_dir():
+            return candidate
+    raise UsageError("No testcases/ folder found next to the grader or here; pass --course DIR.")
+
+
+def course_folder(option: Optional[str]) -> Path:
+    """The course folder from ``--course`` (checked) or the default."""
+    if option is None:
+        return default_course()
+    folder = Path(option)
+    if not (folder / "testcases").is_dir():
+        raise UsageError(f"--course {option}: there is no testcases/ folder in it.")
+    return folder
+
+
+def collect_submissions(paths: Sequence[str], tasks: Dict[str, Task], forced: Optional[str]) -> Tuple[List[Tuple[Task, Path]], List[str]]:
+    """(task, file) pairs to grade, and notes about files skipped in folders.
+
+    A named file that is no task is an error; in a folder such files are skipped with a note.
+    """
+    if forced is not None and forced not in tasks:
+        raise UsageError(f"--task {forced}: no such task; the tasks are: {', '.join(sorted(tasks))}.")
+    pairs, notes = [], []
+    for text in paths:
+        path = Path(text)
+        if path.is_dir():
+            found = sorted(p for p in path.iterdir() if p.suffix == ".py" and p.is_file())
+            matched = [(tasks[forced or p.stem], p) for p in found if forced or p.stem in tasks]
+            if not matched:
+                raise UsageError(
+                    f"{text}: no exercise files in this folder (looked for {', '.join(t + '.py' for t in sorted(tasks))})."
+                )
+            skipped = [p.name for p in found if not forced and p.stem not in tasks]
+            if skipped:
+                notes.append(f"{text}: skipped {', '.join(skipped)} (not exercise names)")
+            pairs.extend(matched)
+        elif path.is_file():
+            task_id = forced or path.stem
+            if task_id not in tasks:
+                raise UsageError(
+                    f"{text}: the file name names no task. Name it after its task "
+                    f"({', '.join(t + '.py' for t in sorted(tasks))}) or pass --task."
+                )
+            pairs.append((tasks[task_id], path))
+        elif path.exists():
+            raise UsageError(f"{text}: not a file or folder.")
+        else:
+            raise UsageError(f"{text}: no such file or folder.")
+    return pairs, notes
+
+
+def _check(args) -> int:
+    course = course_folder(args.course)
+    tasks = load_course(course)
+    if not tasks:
+        raise UsageError(f"{course / 'testcases'}: no test case files (*.yaml) in it.")
+    pairs, notes = collect_submissions(args.paths, tasks, args.task)
+    version = python_version(args.python)
+    if version is None:
+        raise UsageError(f"--python {args.python}: this interpreter cannot be run.")
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1.")
+    context = GradingContext(checkers=course_checkers(course), python=args.python, jobs=args.jobs)
+    results: List[TaskResult] = [grade_file(task, path, context, str(path)) for task, path in pairs]
+    note = f"graded with Python {version}"
+    index = report.write_html(results, Path(args.report), note)
+    text_out = sys.stderr if args.json else sys.stdout
+    for line in notes:
+        print(line, file=sys.stderr)
+    print(report.terminal_table(results, index), file=text_out)
+    if args.json:
+        print(report.json_text(results))
+    return 0 if all(r.verdict is Verdict.ACCEPTED for r in results) else 1
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return _check(args)
+    except GraderError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("Stopped.", file=sys.stderr)
+        return 2
+    except Exception as error:  # the grader's own fault: one sentence, the details on request
+        if args.debug:
+            traceback.print_exc()
+        print(
+            f"error: the grader failed unexpectedly ({type(error).__name__}: {error}). "
+            "Please report this with the command you ran; --debug shows the details.",
+            file=sys.stderr,
+        )
+        return 2

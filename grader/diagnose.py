@@ -1,0 +1,111 @@
+"""Turning the facts of a failed run into a sentence a first-year student can act on.
+
+Pure functions over ``RunResult`` and text: the traceback trimmed to the student's own file, the
+exception it ended with, and a hint for the common ones.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import List, Optional
+
+_FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<where>.+)$')
+_EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<text>.*))?$")
+
+_HINTS = {
+    "EOFError": "Your program tried to read more input than the test gives: read exactly one test "
+    "case, as the main block of the exercise does.",
+    "RecursionError": "A function keeps calling itself without reaching a case that stops it.",
+    "ZeroDivisionError": "Something was divided by zero: check the values before dividing.",
+    "TypeError": "A value has a different type than the code expects (for example None returned "
+    "by a function that has no return statement, or text where a number is needed).",
+    "KeyboardInterrupt": "Your program raised KeyboardInterrupt: nothing in an exercise should.",
+    "ModuleNotFoundError": "Only the standard library is available to your program: remove that "
+    "import.",
+    "RuntimeError": "",
+    "NameError": "A name is used before it is defined. If it is a function from an earlier "
+    "exercise, copy that function into this file: each exercise file must work on its own.",
+    "IndexError": "A position in a list is out of range. Rows count from 1, but Python lists "
+    "count from 0: row r is board[r - 1]. Check the row is between 1 and len(board) first.",
+    "ValueError": "",
+    "AssertionError": "An assert in your file failed.",
+}
+
+
+@dataclass(frozen=True)
+class Crash:
+    """What a traceback tells: the exception, its text, and the student's line (if any)."""
+
+    exception: str
+    text: str
+    line: int = 0
+    source: str = ""
+
+
+def student_traceback(stderr: str, workdir: str, shown_name: str) -> str:
+    """The traceback with frames outside the student's file left out and paths shortened.
+
+    ``workdir`` is the folder the program ran in; its path is replaced by the student's file name.
+    Lines that are not part of a traceback (the student's own prints to stderr) are kept.
+    """
+    lines = stderr.splitlines()
+    kept: List[str] = []
+    skip_source = False
+    for line in lines:
+        frame = _FRAME.match(line)
+        if frame:
+            inside = bool(workdir) and frame.group("file").startswith(workdir)
+            skip_source = not inside
+            if inside:
+                kept.append(line.replace(frame.group("file"), shown_name))
+            continue
+        if skip_source and line.startswith("    "):
+            continue
+        skip_source = False
+        if workdir:
+            line = line.replace(workdir + "/", "")
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def find_crash(stderr: str, workdir: str) -> Optional[Crash]:
+    """The exception a Python traceback in ``stderr`` ends with, and the deepest student line."""
+    lines = stderr.rstrip().splitlines()
+    start = max((i for i, l in enumerate(lines) if l.startswith("Traceback (most recent call last)")), default=None)
+    if start is None:
+        return None
+    line_no, source = 0, ""
+    exception_line = ""
+    for index in range(start + 1, len(lines)):
+        frame = _FRAME.match(lines[index])
+        if frame:
+            if workdir and frame.group("file").startswith(workdir):
+                line_no = int(frame.group("line"))
+                following = lines[index + 1] if index + 1 < len(lines) else ""
+                source = following.strip() if following.startswith("    ") else ""
+            continue
+        if not lines[index].startswith(" "):
+            exception_line = lines[index]
+    match = _EXCEPTION.match(exception_line)
+    if not match:
+        return Crash(exception=exception_line.strip() or "an error", text="", line=line_no, source=source)
+    name = match.group("type").rsplit(".", 1)[-1]
+    return Crash(exception=name, text=(match.group("text") or "").strip(), line=line_no, source=source)
+
+
+def crash_message(crash: Crash) -> str:
+    """``Your program crashed with IndexError (...) on line 12: `board[row]`.`` plus a hint."""
+    what = crash.exception + (f" ({crash.text})" if crash.text else "")
+    where = f" on line {crash.line}" if crash.line else ""
+    code = f": {crash.source}" if crash.source else ""
+    hint = _HINTS.get(crash.exception, "")
+    if crash.exception == "RuntimeError" and "changed the board" in crash.text:
+        hint = "Build and return a new list (e.g. new_board = list(board)) instead of changing the one you were given."
+    return f"Your program crashed with {what}{where}{code}. {hint}".strip()
+
+
+def is_memory_error(stderr: str) -> bool:
+    """True when the program ended with a Python ``MemoryError``."""
+    crash = find_crash(stderr, "")
+    return crash is not None and crash.exception == "MemoryError"

@@ -1,0 +1,253 @@
+"""Running one program on one input under limits, reporting facts (never verdicts).
+
+``SubprocessRunner.run(program, stdin, limits)`` starts a fresh interpreter per run in isolated mode
+(``-I``: no user site, no environment variables, no script folder on ``sys.path``) in a new
+temporary working folder, feeds standard input, caps what it captures, kills the whole process
+group at the time limit, and removes the folder. Anything that can replace it (a sandbox, a fork
+server) implements the same ``run`` method.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Protocol, Tuple
+
+from grader.model import Limits, RunResult
+
+# Runs in the child before the student's code: apply the limits, then run the file as __main__.
+# Limits are set here rather than in preexec_fn, which is unsafe when the grader runs threads.
+_BOOTSTRAP = """\
+import sys
+try:
+    import resource
+except ImportError:
+    resource = None
+if resource is not None:
+    for _name, _value in {limits!r}:
+        _kind = getattr(resource, _name, None)
+        if _kind is not None:
+            try:
+                resource.setrlimit(_kind, (_value, _value))
+            except (ValueError, OSError):
+                pass
+import runpy
+sys.argv = [{script!r}]
+del sys, resource
+runpy.run_path({script!r}, run_name="__main__")
+"""
+
+_CHUNK = 65536
+_FILE_SIZE_LIMIT = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Program:
+    """What to run: ``script`` copied into the working folder as ``run_name``, run by ``python``."""
+
+    python: str
+    script: Path
+    run_name: str
+
+
+class Runner(Protocol):
+    """Runs one program on one input; implementations differ in isolation and speed."""
+
+    def run(self, program: Program, stdin: bytes, limits: Limits) -> RunResult:
+        """Run ``program`` with ``stdin`` under ``limits`` and report what happened."""
+
+
+class _Capture:
+    """Keeps the first ``limit`` bytes of a stream and, past that, its last ``tail`` bytes."""
+
+    def __init__(self, limit: int, tail: int = 0) -> None:
+        self.limit = limit
+        self.tail_size = tail
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.limit - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data and self.tail_size:
+            self.tail += data
+            del self.tail[: max(0, len(self.tail) - self.tail_size)]
+
+    def value(self) -> bytes:
+        if not self.tail:
+            return bytes(self.head)
+        skipped = self.total - len(self.head) - len(self.tail)
+        marker = f"\n[... {skipped} bytes left out ...]\n".encode() if skipped else b""
+        return bytes(self.head) + marker + bytes(self.tail)
+
+
+class SubprocessRunner:
+    """One new interpreter process per run; POSIX limits via ``resource`` where available."""
+
+    def run(self, program: Program, stdin: bytes, limits: Limits) -> RunResult:
+        workdir = tempfile.mkdtemp(prefix="nim-grader-")
+        try:
+            script = Path(workdir) / program.run_name
+            shutil.copyfile(program.script, script)
+            return self._run_in(workdir, program.python, str(script), stdin, limits)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    def _run_in(self, workdir: str, python: str, script: str, stdin: bytes, limits: Limits) -> RunResult:
+        rlimits = (
+            ("RLIMIT_AS", limits.memory_mib * 1024 * 1024),
+            ("RLIMIT_CPU", int(limits.time_s) + 1),
+            ("RLIMIT_FSIZE", _FILE_SIZE_LIMIT),
+            ("RLIMIT_CORE", 0),
+        )
+        command = [python, "-I", "-X", "utf8", "-c", _BOOTSTRAP.format(limits=rlimits, script=script)]
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": workdir, "LANG": "C.UTF-8", "TMPDIR": workdir}
+        if os.name == "nt":
+            env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "")
+        start = time.monotonic()
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=workdir,
+            env=env,
+            start_new_session=(os.name == "posix"),
+        )
+        stdout = _Capture(limits.output_bytes)
+        stderr = _Capture(limits.stderr_bytes // 2, tail=limits.stderr_bytes // 2)
+        timed_out, flooded = _pump(process, stdin, stdout, stderr, limits, start)
+        if timed_out or flooded:
+            _kill_group(process)
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            _kill_group(process)
+            process.wait()
+        elapsed = time.monotonic() - start
+        _kill_group(process)  # children left behind in the group go too
+        code = process.returncode
+        return RunResult(
+            exit_code=code if code >= 0 else None,
+            signal=-code if code < 0 else None,
+            stdout=stdout.value(),
+            stderr=stderr.value(),
+            stdout_bytes=stdout.total,
+            stderr_bytes=stderr.total,
+            time_s=elapsed,
+            timed_out=timed_out,
+            output_limit_hit=flooded,
+            workdir=workdir,
+        )
+
+
+def _pump(process, stdin: bytes, stdout: _Capture, stderr: _Capture, limits: Limits, start: float) -> Tuple[bool, bool]:
+    """Feed stdin and drain both outputs until the program closes them, times out or floods.
+
+    Returns (timed_out, output_limit_hit).
+    """
+    selector = selectors.DefaultSelector()
+    streams = {process.stdout.fileno(): stdout, process.stderr.fileno(): stderr}
+    for fd in streams:
+        os.set_blocking(fd, False)
+        selector.register(fd, selectors.EVENT_READ)
+    pending = memoryview(stdin)
+    if pending:
+        os.set_blocking(process.stdin.fileno(), False)
+        selector.register(process.stdin.fileno(), selectors.EVENT_WRITE)
+    else:
+        process.stdin.close()
+    deadline = start + limits.time_s
+    open_outputs = len(streams)
+    try:
+        while open_outputs:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return True, False
+            for key, _ in selector.select(timeout=remaining):
+                fd = key.fd
+                if fd in streams:
+                    data = _read(fd)
+                    if data is None:
+                        continue
+                    if not data:
+                        selector.unregister(fd)
+                        open_outputs -= 1
+                        continue
+                    streams[fd].add(data)
+                    if stdout.total > limits.output_bytes:
+                        return False, True
+                else:
+                    pending = _write(process, selector, pending)
+        # Outputs closed: the program is ending; give it the rest of its time to exit.
+        process.wait(timeout=max(deadline - time.monotonic(), 0.01))
+        return False, False
+    except subprocess.TimeoutExpired:
+        return True, False
+    finally:
+        selector.close()
+        for pipe in (process.stdin, process.stdout, process.stderr):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+
+def _read(fd: int) -> Optional[bytes]:
+    """Up to one chunk; b"" at end of stream; None when nothing is there yet."""
+    try:
+        return os.read(fd, _CHUNK)
+    except BlockingIOError:
+        return None
+    except OSError:
+        return b""
+
+
+def _write(process, selector, pending: memoryview) -> memoryview:
+    """Write what the pipe takes; close stdin when all is written or the program stopped reading."""
+    fd = process.stdin.fileno()
+    try:
+        written = os.write(fd, pending[:_CHUNK])
+        pending = pending[written:]
+    except BlockingIOError:
+        return pending
+    except (BrokenPipeError, OSError):
+        pending = pending[:0]
+    if not pending:
+        selector.unregister(fd)
+        process.stdin.close()
+    return pending
+
+
+def _kill_group(process) -> None:
+    """SIGKILL the program's whole process group (POSIX), or the process itself elsewhere."""
+    if os.name == "posix":
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    elif process.poll() is None:
+        process.kill()
+
+
+def python_version(python: str) -> Optional[str]:
+    """``3.11.7`` for an interpreter, or None when it cannot be run."""
+    try:
+        done = subprocess.run(
+            [python, "-I", "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
+            capture_output=True, text=True, timeout=20,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None

@@ -1,0 +1,321 @@
+"""Test case files (``testcases/<task>.yaml``) → ``Task`` values, validated.
+
+Everything is checked before anything is graded: unknown keys, wrong types, a missing
+``expected``, an unknown checker or option, duplicate names, bad rules. Each problem is raised as a
+``CaseFileError`` naming the file, the line and the key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib.util
+from pathlib import Path
+from typing import Any, Dict, Mapping, Optional
+
+import yaml
+
+from grader.checkers import CheckerRegistry, builtin_checkers
+from grader.errors import CaseFileError
+from grader.model import Case, Limits, Rule, Task
+from grader.rules import OPERATORS
+
+DEFAULT_LIMITS = Limits()
+
+# key → (accepted Python types, words for a message)
+_TEXT = ((str,), "text (in quotes)")
+_NUMBER = ((int, float), "a number")
+_BOOL = ((bool,), "true or false")
+_MAPPING = ((dict,), "a mapping (key: value lines)")
+_LIST = ((list,), "a list")
+
+_SHARED_KEYS = {
+    "checker": _TEXT,
+    "checker_options": _MAPPING,
+    "time_limit": _NUMBER,
+    "memory_limit": _NUMBER,
+    "output_limit": _NUMBER,
+}
+TASK_KEYS = {"task": _TEXT, "title": _TEXT, "rules": _LIST, "cases": _LIST, **_SHARED_KEYS}
+CASE_KEYS = {
+    "name": _TEXT,
+    "input": _TEXT,
+    "input_file": _TEXT,
+    "expected": ((str, list), "text, or a list of texts"),
+    "expected_file": _TEXT,
+    "hidden": _BOOL,
+    "hint": _TEXT,
+    "points": _NUMBER,
+    **_SHARED_KEYS,
+}
+RULE_KINDS = ("operator", "name", "import", "format_spec")
+RULE_KEYS = {**{kind: _TEXT for kind in RULE_KINDS}, "instead": _TEXT, "min_args": _NUMBER}
+
+
+class _Mapping(dict):
+    """A YAML mapping that remembers the line of each key (1-based) and its own first line."""
+
+    line = 0
+    key_lines: Dict[str, int]
+
+
+class _LineLoader(yaml.SafeLoader):
+    """SafeLoader whose mappings remember lines and reject a key that appears twice."""
+
+    def construct_mapping(self, node, deep=False):
+        self.flatten_mapping(node)
+        result = _Mapping()
+        result.line = node.start_mark.line + 1
+        result.key_lines = {}
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            line = key_node.start_mark.line + 1
+            if not isinstance(key, str):
+                raise CaseFileError(self.name, line, f"the key {key!r} must be a word")
+            if key in result:
+                raise CaseFileError(
+                    self.name, line, f"the key '{key}' appears twice in the same mapping"
+                )
+            result[key] = self.construct_object(value_node, deep=deep)
+            result.key_lines[key] = line
+        return result
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _LineLoader.construct_mapping)
+
+
+def read_yaml(path: Path, shown: str) -> Any:
+    """Parse one YAML file safely; syntax errors become ``CaseFileError`` with the line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise CaseFileError(shown, None, "the file is not UTF-8 text") from None
+    except OSError as error:
+        raise CaseFileError(shown, None, f"cannot read the file ({error.strerror})") from None
+    loader = _LineLoader(text)
+    loader.name = shown
+    try:
+        return loader.get_single_data()
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = mark.line + 1 if mark else None
+        what = error.problem or "invalid YAML"
+        context = f" ({error.context})" if error.context else ""
+        raise CaseFileError(shown, line, f"YAML syntax error: {what}{context}") from None
+    except yaml.YAMLError as error:
+        raise CaseFileError(shown, None, f"YAML error: {error}") from None
+    finally:
+        loader.dispose()
+
+
+class _Validator:
+    """Checks one parsed file and builds the ``Task``; ``fail`` raises with file and line."""
+
+    def __init__(self, path: Path, shown: str, checkers: CheckerRegistry) -> None:
+        self.path = path
+        self.shown = shown
+        self.checkers = checkers
+
+    def fail(self, line: Optional[int], what: str) -> None:
+        raise CaseFileError(self.shown, line, what)
+
+    def check_keys(self, mapping: _Mapping, allowed: Mapping, where: str) -> None:
+        for key, value in mapping.items():
+            line = mapping.key_lines.get(key, mapping.line)
+            if key not in allowed:
+                close = difflib.get_close_matches(key, list(allowed), n=1)
+                guess = f" (did you mean '{close[0]}'?)" if close else ""
+                known = ", ".join(allowed)
+                self.fail(line, f"unknown key '{key}' {where}{guess}; known keys: {known}")
+            types, words = allowed[key]
+            if isinstance(value, bool) and bool not in types:
+                self.fail(line, f"'{key}' {where} must be {words}, not true/false")
+            if not isinstance(value, types):
+                got = "nothing" if value is None else type(value).__name__.replace("_Mapping", "mapping")
+                self.fail(line, f"'{key}' {where} must be {words}, not {got}")
+
+    def task(self, data: Any) -> Task:
+        if not isinstance(data, _Mapping):
+            self.fail(None, "the file must be a mapping with the keys task, cases, ...")
+        self.check_keys(data, TASK_KEYS, "at the top of the file")
+        task_id = self.path.stem
+        if "task" in data and data["task"] != task_id:
+            self.fail(
+                data.key_lines["task"],
+                f"'task' is '{data['task']}' but the file is named {self.path.name}; "
+                f"they must agree (task: {task_id})",
+            )
+        if "cases" not in data:
+            self.fail(data.line, "the key 'cases' is missing: a task needs at least one case")
+        if not data["cases"]:
+            self.fail(data.key_lines["cases"], "'cases' is empty: a task needs at least one case")
+        defaults = self.settings(data, None)
+        rules = tuple(self.rule(item, data.key_lines.get("rules")) for item in data.get("rules", []))
+        cases = []
+        seen: Dict[str, int] = {}
+        for item in data["cases"]:
+            case = self.case(item, defaults, data.key_lines["cases"])
+            if case.name in seen:
+                self.fail(case.line, f"a case named '{case.name}' already exists (line {seen[case.name]}); names must be unique")
+            seen[case.name] = case.line
+            cases.append(case)
+        return Task(
+            id=task_id,
+            title=data.get("title", task_id),
+            cases=tuple(cases),
+            rules=rules,
+            source=self.shown,
+        )
+
+    def settings(self, data: _Mapping, inherited: Optional[dict]) -> dict:
+        """Checker, options and limits of a task (inherited None) or of a case."""
+        base = inherited or {
+            "checker": "text",
+            "checker_options": {},
+            "time_limit": DEFAULT_LIMITS.time_s,
+            "memory_limit": DEFAULT_LIMITS.memory_mib,
+            "output_limit": DEFAULT_LIMITS.output_bytes,
+        }
+        result = dict(base)
+        for key in _SHARED_KEYS:
+            if key in data:
+                result[key] = data[key]
+        if "checker" in data and "checker_options" not in data:
+            result["checker_options"] = {}
+        name = result["checker"]
+        line = data.key_lines.get("checker", data.line)
+        checker = self.checkers.get(name)
+        if checker is None:
+            close = difflib.get_close_matches(name, self.checkers.names(), n=1)
+            guess = f" (did you mean '{close[0]}'?)" if close else ""
+            self.fail(line, f"unknown checker '{name}'{guess}; known checkers: {', '.join(self.checkers.names())}")
+        for error in checker.option_errors(result["checker_options"]):
+            self.fail(data.key_lines.get("checker_options", line), error)
+        for key in ("time_limit", "memory_limit", "output_limit"):
+            if key in data and data[key] <= 0:
+                self.fail(data.key_lines[key], f"'{key}' must be more than 0")
+        return result
+
+    def rule(self, item: Any, line: Optional[int]) -> Rule:
+        if not isinstance(item, _Mapping):
+            self.fail(line, "each rule must be a mapping such as  - operator: \"^\"")
+        self.check_keys(item, RULE_KEYS, "in a rule")
+        kinds = [kind for kind in RULE_KINDS if kind in item]
+        if len(kinds) != 1:
+            self.fail(item.line, f"a rule needs exactly one of {', '.join(RULE_KINDS)}; this one has {len(kinds) or 'none'}")
+        kind = kinds[0]
+        target = item[kind]
+        if kind == "operator" and target not in OPERATORS:
+            self.fail(item.key_lines[kind], f"unknown operator '{target}'; known: {' '.join(OPERATORS)}")
+        if "min_args" in item and kind != "name":
+            self.fail(item.key_lines["min_args"], "'min_args' goes only with a 'name' rule")
+        return Rule(kind=kind, target=target, instead=item.get("instead", ""), min_args=int(item.get("min_args", 0)))
+
+    def case(self, item: Any, defaults: dict, line: int) -> Case:
+        if not isinstance(item, _Mapping):
+            self.fail(line, "each case must be a mapping with name, input and expected")
+        label = f"in case '{item['name']}'" if isinstance(item.get("name"), str) else "in a case"
+        self.check_keys(item, CASE_KEYS, label)
+        if "name" not in item or not item["name"].strip():
+            self.fail(item.line, "this case has no 'name': give it one that says what it checks")
+        case_input = self.text_or_file(item, "input", label)
+        expected = self.expected(item, label)
+        settings = self.settings(item, defaults)
+        checker = self.checkers.get(settings["checker"])
+        if checker.validate_expected:
+            for text in expected:
+                error = checker.validate_expected(text, settings["checker_options"])
+                if error:
+                    self.fail(item.key_lines.get("expected", item.line), f"{error} {label}")
+        if not case_input.endswith("\n"):
+            case_input += "\n"
+        return Case(
+            name=item["name"].strip(),
+            input=case_input,
+            expected=expected,
+            checker=settings["checker"],
+            checker_options=dict(settings["checker_options"]),
+            limits=Limits(
+                time_s=float(settings["time_limit"]),
+                memory_mib=int(settings["memory_limit"]),
+                output_bytes=int(settings["output_limit"]),
+            ),
+            hidden=item.get("hidden", False),
+            hint=item.get("hint", ""),
+            points=item.get("points", 1),
+            line=item.line,
+        )
+
+    def text_or_file(self, item: _Mapping, key: str, label: str) -> str:
+        file_key = f"{key}_file"
+        if key in item and file_key in item:
+            self.fail(item.key_lines[file_key], f"give either '{key}' or '{file_key}' {label}, not both")
+        if file_key in item:
+            return self.read_data_file(item[file_key], item.key_lines[file_key], label)
+        if key not in item:
+            self.fail(item.line, f"the key '{key}' is missing {label}")
+        return item[key]
+
+    def read_data_file(self, name: str, line: int, label: str) -> str:
+        target = self.path.parent / name
+        try:
+            return target.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            self.fail(line, f"the file '{name}' named {label} does not exist (looked for {target})")
+        except (OSError, UnicodeDecodeError) as error:
+            self.fail(line, f"cannot read '{name}' named {label}: {error}")
+        raise AssertionError("unreachable")
+
+    def expected(self, item: _Mapping, label: str) -> tuple:
+        if "expected" in item and isinstance(item["expected"], list):
+            answers = item["expected"]
+            line = item.key_lines["expected"]
+            if not answers:
+                self.fail(line, f"'expected' {label} is an empty list: give at least one answer")
+            for answer in answers:
+                if not isinstance(answer, str):
+                    self.fail(
+                        line,
+                        f"'expected' {label} is a list, so each item must be an acceptable answer "
+                        f"as text in quotes; {answer!r} is not text (for a JSON answer, quote the "
+                        f"whole JSON: expected: '[1, 2]')",
+                    )
+            if "expected_file" in item:
+                self.fail(item.key_lines["expected_file"], f"give either 'expected' or 'expected_file' {label}, not both")
+            return tuple(answers)
+        return (self.text_or_file(item, "expected", label),)
+
+
+def load_task(path: Path, checkers: CheckerRegistry, shown: Optional[str] = None) -> Task:
+    """Load and validate one ``testcases/<task>.yaml``; raises ``CaseFileError``."""
+    shown = shown or str(path)
+    return _Validator(path, shown, checkers).task(read_yaml(path, shown))
+
+
+def course_checkers(course: Path) -> CheckerRegistry:
+    """The built-in checkers plus those a course registers in ``<course>/checkers.py``.
+
+    That file defines ``register(registry)``, which calls ``registry.register(name, function)``.
+    """
+    registry = builtin_checkers()
+    extra = course / "checkers.py"
+    if not extra.is_file():
+        return registry
+    spec = importlib.util.spec_from_file_location("course_checkers", extra)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+        module.register(registry)
+    except Exception as error:  # an instructor's file: report it as theirs, not as our crash
+        raise CaseFileError(str(extra), None, f"could not register the course's checkers: {type(error).__name__}: {error}") from None
+    return registry
+
+
+def load_course(course: Path) -> Dict[str, Task]:
+    """Every task of a course folder (``<course>/testcases/*.yaml``), by task id."""
+    folder = course / "testcases"
+    checkers = course_checkers(course)
+    tasks = {}
+    for path in sorted(folder.glob("*.yaml")):
+        shown = str(path.relative_to(course)) if path.is_relative_to(course) else str(path)
+        tasks[path.stem] = load_task(path, checkers, shown)
+    return tasks

@@ -1,0 +1,194 @@
+"""The values that flow between the stages: test cases in, results out.
+
+Every class here is a frozen dataclass (or an enum): a stage hands the next one a value it cannot
+change. Nothing in this module does I/O.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional, Tuple
+
+
+class Verdict(str, enum.Enum):
+    """The verdict names of the spec (``grader-cli.md``); the value is the name printed in JSON."""
+
+    ACCEPTED = "accepted"
+    WRONG_ANSWER = "wrong_answer"
+    PRESENTATION_ERROR = "presentation_error"
+    TIME_LIMIT_EXCEEDED = "time_limit_exceeded"
+    MEMORY_LIMIT_EXCEEDED = "memory_limit_exceeded"
+    OUTPUT_LIMIT_EXCEEDED = "output_limit_exceeded"
+    RUNTIME_ERROR = "runtime_error"
+    NO_OUTPUT = "no_output"
+    SYNTAX_ERROR = "syntax_error"
+    RULE_VIOLATION = "rule_violation"
+
+    @property
+    def label(self) -> str:
+        """Plain English for a student, e.g. ``wrong answer``."""
+        return _LABELS[self]
+
+
+_LABELS = {
+    Verdict.ACCEPTED: "accepted",
+    Verdict.WRONG_ANSWER: "wrong answer",
+    Verdict.PRESENTATION_ERROR: "right answer, wrong spacing",
+    Verdict.TIME_LIMIT_EXCEEDED: "took too long",
+    Verdict.MEMORY_LIMIT_EXCEEDED: "used too much memory",
+    Verdict.OUTPUT_LIMIT_EXCEEDED: "printed too much",
+    Verdict.RUNTIME_ERROR: "crashed",
+    Verdict.NO_OUTPUT: "printed nothing",
+    Verdict.SYNTAX_ERROR: "does not compile",
+    Verdict.RULE_VIOLATION: "breaks a rule of the exercise",
+}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one run of a submission may use."""
+
+    time_s: float = 2.0
+    memory_mib: int = 512
+    output_bytes: int = 1_000_000
+    stderr_bytes: int = 100_000
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One static rule of a task, read from the submission's syntax tree.
+
+    ``kind`` is ``operator``, ``name``, ``import`` or ``format_spec``; ``target`` is what it
+    forbids (``^``, ``operator.xor``, ``b``...); ``min_args`` narrows a ``name`` rule to calls with
+    that many arguments; ``instead`` says what the student should do.
+    """
+
+    kind: str
+    target: str
+    instead: str = ""
+    min_args: int = 0
+
+
+@dataclass(frozen=True)
+class Case:
+    """One test case, fully resolved: defaults applied, files read."""
+
+    name: str
+    input: str
+    expected: Tuple[str, ...]
+    checker: str
+    checker_options: Mapping[str, Any]
+    limits: Limits
+    hidden: bool = False
+    hint: str = ""
+    points: float = 1.0
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class Task:
+    """A task's test cases and static rules, as loaded from ``testcases/<id>.yaml``."""
+
+    id: str
+    title: str
+    cases: Tuple[Case, ...]
+    rules: Tuple[Rule, ...] = ()
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Facts about one run of a program; no verdict (that is decided by ``grading``).
+
+    ``exit_code`` is None when the program was ended by a signal (``signal`` says which).
+    ``stdout``/``stderr`` hold at most the captured limit; the ``*_bytes`` fields count everything
+    the program wrote, so ``stdout_bytes > len(stdout)`` means output was cut.
+    """
+
+    exit_code: Optional[int]
+    signal: Optional[int]
+    stdout: bytes
+    stderr: bytes
+    stdout_bytes: int
+    stderr_bytes: int
+    time_s: float
+    timed_out: bool = False
+    output_limit_hit: bool = False
+    workdir: str = ""
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """What a checker decided about one output: accepted, wrong_answer or presentation_error."""
+
+    verdict: Verdict
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Where the actual output first departs from the expected one (1-based line and column)."""
+
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """The verdict of one case and everything the report shows about it."""
+
+    case: Case
+    verdict: Verdict
+    message: str
+    time_s: float = 0.0
+    actual: str = ""
+    stderr: str = ""
+    expected: str = ""
+    difference: Optional[Difference] = None
+    actual_note: str = ""
+
+    @property
+    def accepted(self) -> bool:
+        """True when the case passed."""
+        return self.verdict is Verdict.ACCEPTED
+
+
+@dataclass(frozen=True)
+class SourceProblem:
+    """Why a submission was not run at all: it does not compile, or it breaks a rule."""
+
+    verdict: Verdict
+    message: str
+    line: int = 0
+    source_line: str = ""
+    caret: int = 0
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    """All cases of one task for one submission file."""
+
+    task: Task
+    file: str
+    cases: Tuple[CaseResult, ...]
+    problem: Optional[SourceProblem] = None
+    notes: Tuple[str, ...] = field(default=())
+
+    @property
+    def verdict(self) -> Verdict:
+        """``accepted`` only when every case is; otherwise the first case's verdict that is not."""
+        for result in self.cases:
+            if not result.accepted:
+                return result.verdict
+        return Verdict.ACCEPTED
+
+    @property
+    def score(self) -> float:
+        """Points of the accepted cases."""
+        return sum(r.case.points for r in self.cases if r.accepted)
+
+    @property
+    def max_score(self) -> float:
+        """Points of all cases."""
+        return sum(case.points for case in self.task.cases)

@@ -1,0 +1,115 @@
+"""pytest plugin: every case in ``testcases/*.yaml`` is a test item run against ``solutions/``.
+
+Each YAML file becomes a collector named after its task, so ``pytest -k nim_sum`` selects one
+task. Each case is an item that passes when the reference solution is accepted. One more item per
+task checks that the student stub in ``exercises/`` is rejected. Grading itself is ``grading``'s.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader.checkers import CheckerRegistry
+from grader.errors import GraderError
+from grader.execute import Program
+from grader.grading import GradingContext, grade_case, grade_file
+from grader.loader import course_checkers, load_task
+from grader.model import Verdict
+from grader.source import inspect_source
+
+
+def pytest_collect_file(file_path: Path, parent):
+    """Collect ``<course>/testcases/<task>.yaml`` files."""
+    if file_path.suffix == ".yaml" and file_path.parent.name == "testcases":
+        return TaskFile.from_parent(parent, path=file_path)
+    return None
+
+
+class CaseFileProblem(Exception):
+    """A test case file that does not load; shown as its message, not a traceback."""
+
+
+class TaskFile(pytest.File):
+    """One test case file: its cases, then the stub check."""
+
+    def collect(self):
+        course = self.path.parent.parent
+        try:
+            checkers = course_checkers(course)
+            task = load_task(self.path, checkers, str(self.path.relative_to(course)))
+        except GraderError as error:
+            raise CaseFileProblem(str(error)) from None
+        context = GradingContext(checkers=checkers, python=sys.executable)
+        solution = course / "solutions" / f"{task.id}.py"
+        for case in task.cases:
+            yield CaseItem.from_parent(self, name=case.name, task=task, case=case, solution=solution, context=context)
+        stub = course / "exercises" / f"{task.id}.py"
+        if stub.is_file():
+            yield StubItem.from_parent(self, name="the exercise stub is rejected", task=task, stub=stub, context=context)
+
+    def repr_failure(self, excinfo):
+        if excinfo.errisinstance(CaseFileProblem):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+class CaseFailure(Exception):
+    """A reference solution that was not accepted (or a stub that was)."""
+
+
+class CaseItem(pytest.Item):
+    """The reference solution must be accepted on one case."""
+
+    def __init__(self, *, task, case, solution: Path, context: GradingContext, **kwargs):
+        super().__init__(**kwargs)
+        self.task, self.case, self.solution, self.context = task, case, solution, context
+
+    def runtest(self):
+        if not self.solution.is_file():
+            raise CaseFailure(f"there is no reference solution {self.solution}")
+        problem = inspect_source(self.solution.read_bytes(), self.task.rules)
+        if problem is not None:
+            raise CaseFailure(f"{self.solution}: {problem.verdict.value}: {problem.message}")
+        program = Program(python=self.context.python, script=self.solution, run_name=f"{self.task.id}.py")
+        result = grade_case(self.case, program, self.context, str(self.solution))
+        if not result.accepted:
+            raise CaseFailure(
+                f"{self.solution} got {result.verdict.value} on '{self.case.name}' "
+                f"({self.task.source}, line {self.case.line}): {result.message}\n"
+                f"--- its output ---\n{result.actual}{result.stderr}"
+            )
+
+    def repr_failure(self, excinfo):
+        if excinfo.errisinstance(CaseFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, self.case.line - 1, f"{self.task.id}: {self.case.name}"
+
+
+class StubItem(CaseItem.__base__):
+    """The stub in exercises/ must not be accepted."""
+
+    def __init__(self, *, task, stub: Path, context: GradingContext, **kwargs):
+        super().__init__(**kwargs)
+        self.task, self.stub, self.context = task, stub, context
+
+    def runtest(self):
+        result = grade_file(self.task, self.stub, self.context)
+        if result.verdict is Verdict.ACCEPTED:
+            raise CaseFailure(f"the stub {self.stub} is accepted: students would pass without writing code")
+
+    def repr_failure(self, excinfo):
+        if excinfo.errisinstance(CaseFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, None, f"{self.task.id}: the exercise stub is rejected"
+
+
+__all__ = ["CheckerRegistry", "pytest_collect_file"]

@@ -1,0 +1,233 @@
+"""Results → reports: HTML pages (Jinja2), the JSON document of the spec, the terminal table.
+
+Templates receive dataclasses built here and only loop and branch. Everything a student's program
+printed is untrusted: autoescaping is on for every template, and nothing is marked safe.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import jinja2
+
+from grader import __version__
+from grader.model import CaseResult, TaskResult, Verdict
+
+# Lines shown from a long output: its start, and this many around the first difference.
+_HEAD_LINES = 60
+_CONTEXT_LINES = 15
+
+
+@dataclass(frozen=True)
+class ShownLine:
+    """One line of output as shown: the text split around the highlighted character."""
+
+    number: int
+    before: str
+    marked: str
+    after: str
+    differs: bool
+    gap: int = 0  # >0: this entry stands for that many lines left out
+
+
+@dataclass(frozen=True)
+class CaseView:
+    """A case as the task page shows it."""
+
+    result: CaseResult
+    anchor: str
+    open: bool
+    show_data: bool
+    input_lines: Tuple[ShownLine, ...]
+    expected_lines: Tuple[ShownLine, ...]
+    actual_lines: Tuple[ShownLine, ...]
+    expected_alternatives: int
+    missing_final_newline: bool
+
+
+@dataclass(frozen=True)
+class TaskView:
+    """A task page: the result, its file name for links, its cases."""
+
+    result: TaskResult
+    page: str
+    cases: Tuple[CaseView, ...]
+    passed: int
+    failed_hidden: int
+    first_failing: Optional[CaseView]
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("grader", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def visible(text: str) -> str:
+    """Make white space a student cannot see visible: tabs as →, trailing spaces as ·, CR as ␍."""
+    text = text.replace("\t", "→").replace("\r", "␍")
+    stripped = text.rstrip(" ")
+    return stripped + "·" * (len(text) - len(stripped))
+
+
+def shown_lines(text: str, mark_line: int = 0, mark_column: int = 0) -> Tuple[ShownLine, ...]:
+    """``text`` as lines for a page, the (1-based) marked line split at its column; long texts cut."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    keep = set(range(min(len(lines), _HEAD_LINES)))
+    if mark_line:
+        keep |= set(range(max(mark_line - 1 - _CONTEXT_LINES, 0), min(mark_line + _CONTEXT_LINES, len(lines))))
+    if len(lines) <= _HEAD_LINES + 2 * _CONTEXT_LINES:
+        keep = set(range(len(lines)))
+    shown: List[ShownLine] = []
+    skipped = 0
+    for index, raw in enumerate(lines):
+        if index not in keep:
+            skipped += 1
+            continue
+        if skipped:
+            shown.append(ShownLine(0, "", "", "", False, gap=skipped))
+            skipped = 0
+        number = index + 1
+        if number == mark_line:
+            column = max(mark_column - 1, 0)
+            before, rest = raw[:column], raw[column:]
+            shown.append(ShownLine(number, visible(before), visible(rest[:1]) or "⏎", visible(rest[1:]), True))
+        else:
+            shown.append(ShownLine(number, visible(raw), "", "", False))
+    if skipped:
+        shown.append(ShownLine(0, "", "", "", False, gap=skipped))
+    if mark_line > len(lines):
+        shown.append(ShownLine(mark_line, "", "(nothing here)", "", True))
+    return tuple(shown)
+
+
+def task_view(result: TaskResult, page: str) -> TaskView:
+    """Build the view of one task page; the first case not accepted is the one open."""
+    first_failing = next((i for i, c in enumerate(result.cases) if not c.accepted), None)
+    views = []
+    for index, case in enumerate(result.cases):
+        show = not case.case.hidden
+        diff = case.difference
+        views.append(
+            CaseView(
+                result=case,
+                anchor=f"case-{index + 1}",
+                open=index == first_failing,
+                show_data=show,
+                input_lines=shown_lines(case.case.input) if show else (),
+                expected_lines=shown_lines(case.expected, diff.line if diff else 0, diff.column if diff else 0) if show else (),
+                actual_lines=shown_lines(case.actual, diff.line if diff else 0, diff.column if diff else 0) if show else (),
+                expected_alternatives=len(case.case.expected) - 1,
+                missing_final_newline=bool(case.actual) and not case.actual.endswith("\n"),
+            )
+        )
+    return TaskView(
+        result=result,
+        page=page,
+        cases=tuple(views),
+        passed=sum(1 for c in result.cases if c.accepted),
+        failed_hidden=sum(1 for c in result.cases if c.case.hidden and not c.accepted),
+        first_failing=views[first_failing] if first_failing is not None else None,
+    )
+
+
+def _urgency(result: TaskResult) -> Tuple[int, float]:
+    accepted = result.verdict is Verdict.ACCEPTED
+    share = result.score / result.max_score if result.max_score else 1.0
+    return (1 if accepted else 0, share)
+
+
+def page_names(results: Sequence[TaskResult]) -> List[str]:
+    """One page file name per result: ``<task>.html``, numbered when a task appears twice."""
+    seen: Dict[str, int] = {}
+    names = []
+    for result in results:
+        count = seen.get(result.task.id, 0) + 1
+        seen[result.task.id] = count
+        names.append(f"{result.task.id}.html" if count == 1 else f"{result.task.id}-{count}.html")
+    return names
+
+
+def write_html(results: Sequence[TaskResult], folder: Path, environment_note: str = "") -> Path:
+    """Write one page per task and ``index.html`` into ``folder``; returns the index path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    env = _environment()
+    views = [task_view(r, page) for r, page in zip(results, page_names(results))]
+    common = {"version": __version__, "environment_note": environment_note}
+    for view in views:
+        html = env.get_template("task.html").render(view=view, **common)
+        _write_atomically(folder / view.page, html)
+    ordered = sorted(views, key=lambda v: _urgency(v.result))
+    index = folder / "index.html"
+    _write_atomically(index, env.get_template("index.html").render(views=ordered, **common))
+    return index
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def json_document(results: Sequence[TaskResult]) -> dict:
+    """The document of ``grader-cli.md``; hidden cases carry name, verdict and message only."""
+    return {
+        "tasks": [
+            {
+                "task": r.task.id,
+                "file": r.file,
+                "verdict": r.verdict.value,
+                "score": _number(r.score),
+                "max_score": _number(r.max_score),
+                "cases": [
+                    {
+                        "name": c.case.name,
+                        "verdict": c.verdict.value,
+                        "time_s": c.time_s,
+                        "message": c.message,
+                    }
+                    for c in r.cases
+                ],
+            }
+            for r in results
+        ]
+    }
+
+
+def _number(value: float):
+    return int(value) if float(value).is_integer() else value
+
+
+def json_text(results: Sequence[TaskResult]) -> str:
+    """``json_document`` as indented text."""
+    return json.dumps(json_document(results), indent=2, ensure_ascii=False)
+
+
+def terminal_table(results: Sequence[TaskResult], report: Optional[Path] = None) -> str:
+    """The short table for a terminal: task, verdict, score, and the first failing case."""
+    rows = [("task", "verdict", "score", "first case not accepted")]
+    for r in results:
+        failing = next((c for c in r.cases if not c.accepted), None)
+        rows.append((r.task.id, r.verdict.value, f"{_number(r.score)}/{_number(r.max_score)}", failing.case.name if failing else ""))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths)) + "  " + row[3] for row in rows]
+    lines = [line.rstrip() for line in lines]
+    if report is not None:
+        lines.append(f"Report: {report}")
+    return "\n".join(lines)

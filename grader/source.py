@@ -1,0 +1,98 @@
+"""Reading a submission before it runs: does it compile, and does it keep the task's rules?
+
+``inspect_source(data, rules)`` returns None when the file may run, or a ``SourceProblem``
+(``syntax_error`` or ``rule_violation``) with the line and a sentence that says what to fix.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Iterable, Optional
+
+from grader.model import Rule, SourceProblem, Verdict
+from grader.rules import find_violations
+
+_BLOCK_START = re.compile(r"^\s*(if|elif|else|for|while|def|class|try|except|finally|with)\b")
+_PY2_PRINT = re.compile(r"^\s*print\s+[^\s(=]")
+
+
+def inspect_source(data: bytes, rules: Iterable[Rule]) -> Optional[SourceProblem]:
+    """Compile ``data`` (the file's bytes) and check ``rules``; None when it may run."""
+    if b"\x00" in data:
+        return SourceProblem(
+            Verdict.SYNTAX_ERROR,
+            "Your file contains null bytes, so it is not a Python text file. "
+            "Was it saved by a word processor, or is it the wrong file? Save it as plain text.",
+        )
+    try:
+        tree = compile(data, "submission.py", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as error:
+        return _syntax_problem(data, error)
+    except (ValueError, UnicodeError) as error:
+        return SourceProblem(Verdict.SYNTAX_ERROR, f"Python cannot read your file: {error}.")
+    violations = find_violations(tree, rules)
+    if not violations:
+        return None
+    first = violations[0]
+    lines = _text_lines(data)
+    message = " ".join(v.message for v in violations)
+    return SourceProblem(
+        Verdict.RULE_VIOLATION,
+        message,
+        line=first.line,
+        source_line=lines[first.line - 1] if 0 < first.line <= len(lines) else "",
+        caret=first.column,
+    )
+
+
+def _text_lines(data: bytes) -> list:
+    return data.decode("utf-8", errors="replace").splitlines()
+
+
+def _syntax_problem(data: bytes, error: SyntaxError) -> SourceProblem:
+    text = error.msg or "invalid syntax"
+    if "codec can't decode" in text or "unicode error" in text:
+        return SourceProblem(
+            Verdict.SYNTAX_ERROR,
+            "Your file is not UTF-8 text (Python could not decode it). Is it the right file? "
+            "Save it as UTF-8 plain text from your editor.",
+        )
+    line = error.lineno or 0
+    lines = _text_lines(data)
+    source_line = lines[line - 1] if 0 < line <= len(lines) else (error.text or "").rstrip("\n")
+    caret = max((error.offset or 1) - 1, 0)
+    kind = "indentation error" if isinstance(error, IndentationError) else "syntax error"
+    message = f"Line {line} has a {kind}: {text}."
+    hint = _syntax_hint(text, source_line, error)
+    return SourceProblem(
+        Verdict.SYNTAX_ERROR,
+        f"{message} {hint}".strip(),
+        line=line,
+        source_line=source_line,
+        caret=caret,
+    )
+
+
+def _syntax_hint(text: str, source_line: str, error: SyntaxError) -> str:
+    if "Missing parentheses in call to 'print'" in text or _PY2_PRINT.match(source_line):
+        return (
+            "This is Python 2's print statement; in Python 3 print is a function: "
+            "write print(x) instead of print x."
+        )
+    if "expected ':'" in text or (
+        _BLOCK_START.match(source_line) and not source_line.rstrip().endswith(":")
+    ):
+        return "A line that starts a block (if, for, while, def, else, ...) must end with a colon ':'."
+    if isinstance(error, IndentationError) or "indent" in text:
+        return (
+            "Check that the lines of each block start at the same column, and do not mix tabs "
+            "and spaces."
+        )
+    if "was never closed" in text or "EOF" in text or "unexpected EOF" in text:
+        return "A bracket or quote opened here is never closed."
+    if "unmatched" in text or "does not match" in text:
+        return "A closing bracket here has no matching opening bracket."
+    if "'=' " in text or "Maybe you meant '==' " in text:
+        return "To compare two values use ==; a single = stores a value."
+    return ""
