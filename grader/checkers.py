@@ -169,7 +169,7 @@ def check_text(actual: str, expected: str, case_input: str) -> CheckOutcome:
         return CheckOutcome(Verdict.PRESENTATION_ERROR, _spacing_message(got, want))
     extra = _extra_lines_message(got, want)
     if extra:
-        return CheckOutcome(Verdict.WRONG_ANSWER, extra)
+        return CheckOutcome(Verdict.WRONG_ANSWER, extra, answer_found=True)
     return CheckOutcome(Verdict.WRONG_ANSWER, _first_line_message(got, want))
 
 
@@ -298,6 +298,11 @@ def check_json(actual: str, expected: str, case_input: str) -> CheckOutcome:
     try:
         got = json.loads(actual)
     except json.JSONDecodeError as error:
+        lines = significant_lines(actual)
+        answer_lines = [i for i, line in enumerate(lines) if _is_json_of(line, want)]
+        if answer_lines:
+            extra = _extra_lines_message(lines, [lines[answer_lines[0]]])
+            return CheckOutcome(Verdict.WRONG_ANSWER, extra, answer_found=True)
         return CheckOutcome(Verdict.WRONG_ANSWER, _not_json_message(actual, error))
     where = _json_difference(got, want, "")
     if where is None:
@@ -309,6 +314,13 @@ def check_json(actual: str, expected: str, case_input: str) -> CheckOutcome:
         f"Your answer differs{place}: expected {quote(_dump(theirs))}, "
         f"your program printed {quote(_dump(mine))}.",
     )
+
+
+def _is_json_of(line: str, want: Any) -> bool:
+    try:
+        return _json_difference(json.loads(line), want, "") is None
+    except json.JSONDecodeError:
+        return False
 
 
 def _dump(value: Any) -> str:

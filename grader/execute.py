@@ -152,16 +152,33 @@ class SubprocessRunner:
         )
 
 
-def _pump(process, stdin: bytes, stdout: _Capture, stderr: _Capture, limits: Limits, start: float) -> Tuple[bool, bool]:
-    """Feed stdin and drain both outputs until the program closes them, times out or floods.
+def _exit_watch(process, selector) -> Optional[int]:
+    """Register a pidfd that becomes readable when the program exits (Linux); its fd, or None."""
+    opener = getattr(os, "pidfd_open", None)
+    if opener is None:
+        return None
+    try:
+        fd = opener(process.pid)
+    except OSError:
+        return None
+    selector.register(fd, selectors.EVENT_READ)
+    return fd
 
-    Returns (timed_out, output_limit_hit).
+
+def _pump(process, stdin: bytes, stdout: _Capture, stderr: _Capture, limits: Limits, start: float) -> Tuple[bool, bool]:
+    """Feed stdin and drain both outputs until the program ends, times out or floods.
+
+    The program has ended when its main process exits, even if children it left behind still hold
+    the pipes open (they are killed afterwards). Returns (timed_out, output_limit_hit).
     """
     selector = selectors.DefaultSelector()
     streams = {process.stdout.fileno(): stdout, process.stderr.fileno(): stderr}
     for fd in streams:
         os.set_blocking(fd, False)
         selector.register(fd, selectors.EVENT_READ)
+    exit_fd = _exit_watch(process, selector)
+    # Without a pidfd, look at the process now and then: pipes may outlive it.
+    poll_every = None if exit_fd is not None else 0.05
     pending = memoryview(stdin)
     if pending:
         os.set_blocking(process.stdin.fileno(), False)
@@ -175,9 +192,15 @@ def _pump(process, stdin: bytes, stdout: _Capture, stderr: _Capture, limits: Lim
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return True, False
-            for key, _ in selector.select(timeout=remaining):
+            timeout = remaining if poll_every is None else min(remaining, poll_every)
+            ready = selector.select(timeout=timeout)
+            if exit_fd is None and not ready and process.poll() is not None:
+                break
+            for key, _ in ready:
                 fd = key.fd
-                if fd in streams:
+                if fd == exit_fd:
+                    open_outputs = 0
+                elif fd in streams:
                     data = _read(fd)
                     if data is None:
                         continue
@@ -190,13 +213,24 @@ def _pump(process, stdin: bytes, stdout: _Capture, stderr: _Capture, limits: Lim
                         return False, True
                 else:
                     pending = _write(process, selector, pending)
-        # Outputs closed: the program is ending; give it the rest of its time to exit.
+        # The program has exited or closed its outputs: take what is still in the pipes.
+        # Bounded: a child left behind may keep writing until it is killed.
+        for fd, capture in streams.items():
+            for _ in range(limits.output_bytes // _CHUNK + 2):
+                data = _read(fd)
+                if not data:
+                    break
+                capture.add(data)
+        if stdout.total > limits.output_bytes:
+            return False, True
         process.wait(timeout=max(deadline - time.monotonic(), 0.01))
         return False, False
     except subprocess.TimeoutExpired:
         return True, False
     finally:
         selector.close()
+        if exit_fd is not None:
+            os.close(exit_fd)
         for pipe in (process.stdin, process.stdout, process.stderr):
             try:
                 pipe.close()

@@ -74,12 +74,14 @@ def grade_case(case: Case, program: Program, context: GradingContext, shown: str
         note = f"Only the first {len(run.stdout):,} of {run.stdout_bytes:,} bytes are shown. " + note
     stderr, _ = _decode(run.stderr)
     verdict, message = _run_verdict(run, stderr, case)
+    hint_applies = True
     if verdict is None:
         outcome = _check(case, actual, context.checkers)
         verdict, message = outcome.verdict, outcome.message
+        hint_applies = not outcome.answer_found and verdict is not Verdict.PRESENTATION_ERROR
     if case.hidden and verdict is not Verdict.ACCEPTED:
-        message = f"This hidden case was not accepted: your program {verdict.label}."
-    if case.hint and verdict is not Verdict.ACCEPTED:
+        message = _hidden_message(verdict, answer_found=not hint_applies)
+    if case.hint and hint_applies and verdict is not Verdict.ACCEPTED:
         message = f"{message} Hint: {case.hint}"
     expected = case.expected[0]
     return CaseResult(
@@ -93,6 +95,16 @@ def grade_case(case: Case, program: Program, context: GradingContext, shown: str
         difference=first_difference(expected, actual) if verdict is not Verdict.ACCEPTED else None,
         actual_note=note,
     )
+
+
+def _hidden_message(verdict: Verdict, answer_found: bool) -> str:
+    """What a hidden case may say: the kind of failure, never its input or expected output."""
+    if answer_found:
+        return (
+            "This hidden case was not accepted: your program printed other lines besides the "
+            "answer (leftover debug prints?)."
+        )
+    return f"This hidden case was not accepted: your program {verdict.what_happened}."
 
 
 def _decode(data: bytes):

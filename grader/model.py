@@ -30,6 +30,11 @@ class Verdict(str, enum.Enum):
         """Plain English for a student, e.g. ``wrong answer``."""
         return _LABELS[self]
 
+    @property
+    def what_happened(self) -> str:
+        """A verb phrase for a sentence about the program, e.g. ``gave a wrong answer``."""
+        return _PHRASES[self]
+
 
 _LABELS = {
     Verdict.ACCEPTED: "accepted",
@@ -38,6 +43,20 @@ _LABELS = {
     Verdict.TIME_LIMIT_EXCEEDED: "took too long",
     Verdict.MEMORY_LIMIT_EXCEEDED: "used too much memory",
     Verdict.OUTPUT_LIMIT_EXCEEDED: "printed too much",
+    Verdict.RUNTIME_ERROR: "crashed",
+    Verdict.NO_OUTPUT: "printed nothing",
+    Verdict.SYNTAX_ERROR: "does not compile",
+    Verdict.RULE_VIOLATION: "breaks a rule of the exercise",
+}
+
+
+_PHRASES = {
+    Verdict.ACCEPTED: "gave the right answer",
+    Verdict.WRONG_ANSWER: "gave a wrong answer",
+    Verdict.PRESENTATION_ERROR: "gave the right answer with different spacing",
+    Verdict.TIME_LIMIT_EXCEEDED: "took longer than the time limit",
+    Verdict.MEMORY_LIMIT_EXCEEDED: "used more memory than the limit",
+    Verdict.OUTPUT_LIMIT_EXCEEDED: "printed more than the output limit",
     Verdict.RUNTIME_ERROR: "crashed",
     Verdict.NO_OUTPUT: "printed nothing",
     Verdict.SYNTAX_ERROR: "does not compile",
@@ -120,10 +139,15 @@ class RunResult:
 
 @dataclass(frozen=True)
 class CheckOutcome:
-    """What a checker decided about one output: accepted, wrong_answer or presentation_error."""
+    """What a checker decided about one output: accepted, wrong_answer or presentation_error.
+
+    ``answer_found`` is True when the right answer is in the output among other things (extra
+    lines): the case's hint, which is about the logic, then does not apply.
+    """
 
     verdict: Verdict
     message: str = ""
+    answer_found: bool = False
 
 
 @dataclass(frozen=True)

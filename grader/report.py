@@ -73,8 +73,8 @@ def _environment() -> jinja2.Environment:
 
 
 def visible(text: str) -> str:
-    """Make white space a student cannot see visible: tabs as →, trailing spaces as ·, CR as ␍."""
-    text = text.replace("\t", "→").replace("\r", "␍")
+    """Make white space a student cannot see visible: tabs as →, trailing spaces as ·, CR as \\r."""
+    text = text.replace("\t", "→").replace("\r", "\\r")
     stripped = text.rstrip(" ")
     return stripped + "·" * (len(text) - len(stripped))
 

@@ -1,0 +1,52 @@
+"""Shared fixtures: the project folder, its course, and a way to grade a mutated solution."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader.grading import GradingContext, grade_file
+from grader.loader import course_checkers, load_course
+
+PROJECT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def course():
+    """The project's tasks by id."""
+    return load_course(PROJECT)
+
+
+@pytest.fixture(scope="session")
+def context():
+    """A grading context on the project's checkers and this interpreter."""
+    return GradingContext(checkers=course_checkers(PROJECT), python=sys.executable)
+
+
+@pytest.fixture
+def grade(tmp_path, course, context):
+    """grade(task_id, source_text) → TaskResult for a submission written to a temporary file."""
+
+    def run(task_id: str, source, name: str = "") -> object:
+        path = tmp_path / (name or f"{task_id}.py")
+        if isinstance(source, bytes):
+            path.write_bytes(source)
+        else:
+            path.write_text(source, encoding="utf-8")
+        return grade_file(course[task_id], path, context)
+
+    return run
+
+
+def solution(task_id: str) -> str:
+    """The reference solution's text."""
+    return (PROJECT / "solutions" / f"{task_id}.py").read_text(encoding="utf-8")
+
+
+def mutate(task_id: str, old: str, new: str) -> str:
+    """The reference solution with ``old`` replaced by ``new`` (which must be there)."""
+    text = solution(task_id)
+    assert old in text, f"{old!r} is not in solutions/{task_id}.py"
+    return text.replace(old, new)

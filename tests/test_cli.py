@@ -1,0 +1,145 @@
+"""The command line of grader-cli.md: exit codes, the table, --json, the report, bad input."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import PROJECT, mutate, solution
+from grader.cli import main
+
+TASKS = ["bin_num", "bitwise_xor", "exclusive_or", "make_move", "nim_sum", "present_board"]
+
+
+def check(*args, tmp_path):
+    return main(["check", *map(str, args), "--report", str(tmp_path / "report")])
+
+
+def test_reference_solutions_are_all_accepted(tmp_path, capsys):
+    assert check(PROJECT / "solutions", tmp_path=tmp_path) == 0
+    out = capsys.readouterr().out
+    for task in TASKS:
+        assert task in out
+    assert "wrong_answer" not in out
+    index = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
+    for task in TASKS:
+        assert f'href="{task}.html"' in index
+        assert (tmp_path / "report" / f"{task}.html").is_file()
+
+
+def test_every_stub_is_rejected_with_exit_1(tmp_path, capsys):
+    assert check(PROJECT / "exercises", tmp_path=tmp_path) == 1
+    rows = capsys.readouterr().out.splitlines()[1:-1]
+    assert len(rows) == len(TASKS)
+    assert all(row.split()[2].startswith("0/") for row in rows)
+
+
+def test_json_follows_the_spec(tmp_path, capsys):
+    wrong = tmp_path / "work" / "nim_sum.py"
+    wrong.parent.mkdir()
+    wrong.write_text(mutate("nim_sum", "total = total ^ row", "total = total + row"), encoding="utf-8")
+    code = main(["check", str(wrong), "--json", "--report", str(tmp_path / "report")])
+    captured = capsys.readouterr()
+    document = json.loads(captured.out)
+    assert code == 1
+    assert "nim_sum" in captured.err  # the table goes to stderr with --json
+    (task,) = document["tasks"]
+    assert set(task) == {"task", "file", "verdict", "score", "max_score", "cases"}
+    assert (task["task"], task["file"], task["verdict"]) == ("nim_sum", str(wrong), "wrong_answer")
+    assert 0 < task["score"] < task["max_score"] == len(task["cases"])
+    for case in task["cases"]:
+        assert set(case) == {"name", "verdict", "time_s", "message"}
+        assert isinstance(case["time_s"], float)
+        assert (case["verdict"] == "accepted") == (case["message"] == "")
+
+
+def test_hidden_cases_leak_nothing_in_json_or_html(tmp_path, capsys, course):
+    folder = tmp_path / "work"
+    folder.mkdir()
+    (folder / "make_move.py").write_text(mutate("make_move", "if row < 1 or row > len(board):", "if row > len(board):"))
+    main(["check", str(folder), "--json", "--report", str(tmp_path / "report")])
+    document = json.loads(capsys.readouterr().out)
+    page = (tmp_path / "report" / "make_move.html").read_text(encoding="utf-8")
+    blocks = {  # each case's <details> block on the page, by case name
+        html.unescape(m.group(1)): m.group(0)
+        for m in re.finditer(r"<details.*?<strong>(.*?)</strong>.*?</details>", page, re.S)
+    }
+    cases = {c["name"]: c for c in document["tasks"][0]["cases"]}
+    hidden = [case for case in course["make_move"].cases if case.hidden]
+    assert any(cases[case.name]["verdict"] != "accepted" for case in hidden)
+    for case in hidden:
+        block = blocks[case.name]
+        for secret in (case.input.strip(), case.expected[0]):
+            assert secret not in json.dumps(cases[case.name])
+            assert html.escape(secret) not in block and secret not in block
+        assert "Input" not in block and "Your output" not in block
+
+
+def test_task_option_grades_a_file_under_another_name(tmp_path, capsys):
+    renamed = tmp_path / "my_attempt.py"
+    renamed.write_text(solution("exclusive_or"))
+    assert check(renamed, "--task", "exclusive_or", tmp_path=tmp_path) == 0
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["no/such/file.py"], "no such file or folder"),
+        (["{tmp}/notes.py"], "names no task"),
+        (["{tmp}/empty"], "no exercise files"),
+        (["{tmp}/notes.py", "--task", "nimsum"], "no such task"),
+        (["{tmp}/notes.py", "--course", "{tmp}"], "no testcases/ folder"),
+        (["{tmp}/exclusive_or.py", "--python", "/no/python"], "cannot be run"),
+    ],
+)
+def test_bad_arguments_exit_2_with_a_sentence(tmp_path, capsys, args, words):
+    (tmp_path / "notes.py").write_text("print('hi')\n")
+    (tmp_path / "exclusive_or.py").write_text(solution("exclusive_or"))
+    (tmp_path / "empty").mkdir()
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    assert check(*args, tmp_path=tmp_path) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and words in err
+    assert "Traceback" not in err
+
+
+def test_broken_case_file_exits_2_naming_file_line_and_key(tmp_path, capsys):
+    course = tmp_path / "course"
+    (course / "testcases").mkdir(parents=True)
+    (course / "testcases" / "nim_sum.yaml").write_text(
+        "task: nim_sum\ncases:\n  - name: one\n    input: '1'\n    expectd: '1'\n"
+    )
+    code = check(PROJECT / "solutions" / "nim_sum.py", "--course", course, tmp_path=tmp_path)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "nim_sum.yaml, line 5" in err and "'expectd'" in err and "did you mean 'expected'" in err
+
+
+def test_folder_skips_other_files_with_a_note(tmp_path, capsys):
+    folder = tmp_path / "work"
+    folder.mkdir()
+    (folder / "exclusive_or.py").write_text(solution("exclusive_or"))
+    (folder / "scratch.py").write_text("print(1)\n")
+    assert check(folder, tmp_path=tmp_path) == 0
+    assert "skipped scratch.py" in capsys.readouterr().err
+
+
+def test_python_m_grader_runs_as_a_program(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "grader", "check", str(PROJECT / "solutions" / "exclusive_or.py"),
+         "--report", str(tmp_path / "r")],
+        capture_output=True, text=True, cwd=PROJECT, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "exclusive_or" in done.stdout and "accepted" in done.stdout
+
+
+def test_no_command_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main([])
+    assert stop.value.code == 2
