@@ -19,17 +19,19 @@ from grader.model import CheckOutcome, Verdict
 
 CheckFunction = Callable[..., CheckOutcome]
 ExpectedValidator = Callable[[str, Mapping[str, Any]], Optional[str]]
+OptionsValidator = Callable[[Mapping[str, Any]], Optional[str]]
 
 ACCEPTED = CheckOutcome(Verdict.ACCEPTED)
 
 
 @dataclass(frozen=True)
 class Checker:
-    """A named checker; ``validate_expected`` may reject an expected text at load time."""
+    """A named checker; its validators may reject options or an expected text at load time."""
 
     name: str
     function: CheckFunction
     validate_expected: Optional[ExpectedValidator] = None
+    validate_options: Optional[OptionsValidator] = None
 
     def option_defaults(self) -> Dict[str, Any]:
         """Option name → default value (``inspect.Parameter.empty`` when the option is required)."""
@@ -51,12 +53,15 @@ class Checker:
             default = defaults[key]
             if default is not inspect.Parameter.empty and not _same_kind(value, default):
                 errors.append(
-                    f"option '{key}' of checker '{self.name}' must be "
-                    f"{_kind_name(default)}, not {_kind_name(value)}"
+                    f"option '{key}' of checker '{self.name}' must be {_kind_name(default)}, not {_kind_name(value)}"
                 )
         for key, default in defaults.items():
             if default is inspect.Parameter.empty and key not in options:
                 errors.append(f"checker '{self.name}' needs the option '{key}'")
+        if not errors and self.validate_options is not None:
+            error = self.validate_options(options)
+            if error:
+                errors.append(error)
         return errors
 
     def __call__(self, actual: str, expected: str, case_input: str, options: Mapping[str, Any]):
@@ -102,11 +107,16 @@ class CheckerRegistry:
         function: CheckFunction,
         *,
         validate_expected: Optional[ExpectedValidator] = None,
+        validate_options: Optional[OptionsValidator] = None,
     ) -> None:
-        """Add a checker under ``name``; a name already taken is a ``ValueError``."""
+        """Add a checker under ``name``; a name already taken is a ``ValueError``.
+
+        ``validate_options(options)`` and ``validate_expected(expected, options)`` return a
+        sentence when what a YAML file gives is unusable, or None.
+        """
         if name in self._checkers:
             raise ValueError(f"a checker named '{name}' is already registered")
-        self._checkers[name] = Checker(name, function, validate_expected)
+        self._checkers[name] = Checker(name, function, validate_expected, validate_options)
 
     def get(self, name: str) -> Optional[Checker]:
         """The checker called ``name``, or None."""
@@ -181,8 +191,7 @@ def _spacing_message(got: list, want: list) -> str:
                 f"{quote(theirs)}, your program printed {quote(mine)}. Check spaces and line breaks."
             )
     return (
-        f"The words are right but they are split over {len(got)} lines instead of {len(want)}. "
-        "Check your line breaks."
+        f"The words are right but they are split over {len(got)} lines instead of {len(want)}. Check your line breaks."
     )
 
 
@@ -204,9 +213,7 @@ def _first_line_message(got: list, want: list) -> str:
 # -- tokens -------------------------------------------------------------------------------------
 
 
-def check_tokens(
-    actual: str, expected: str, case_input: str, *, case_sensitive: bool = True
-) -> CheckOutcome:
+def check_tokens(actual: str, expected: str, case_input: str, *, case_sensitive: bool = True) -> CheckOutcome:
     """The same words in the same order, however they are spaced or split across lines."""
     got, want = actual.split(), expected.split()
     if not case_sensitive:
@@ -269,8 +276,12 @@ def _regex_flags(flags) -> int:
 
 
 def check_regex(actual: str, expected: str, case_input: str, *, flags: list = ()) -> CheckOutcome:
-    """The whole output (trailing white space ignored) matches ``expected`` as a regular expression."""
-    if re.fullmatch(expected, actual.rstrip(), _regex_flags(flags)):
+    """The whole output matches ``expected`` as a regular expression.
+
+    Lines are compared as the text checker reads them: trailing white space (and Windows line
+    ends) and trailing blank lines do not matter.
+    """
+    if re.fullmatch(expected, "\n".join(significant_lines(actual)), _regex_flags(flags)):
         return ACCEPTED
     return CheckOutcome(
         Verdict.WRONG_ANSWER,
@@ -278,10 +289,14 @@ def check_regex(actual: str, expected: str, case_input: str, *, flags: list = ()
     )
 
 
+def _validate_regex_options(options: Mapping[str, Any]) -> Optional[str]:
+    for flag in options.get("flags", ()):
+        if not isinstance(flag, str) or flag not in _REGEX_FLAGS:
+            return f"unknown regex flag {flag!r} (known: {', '.join(_REGEX_FLAGS)})"
+    return None
+
+
 def _validate_regex(expected: str, options: Mapping[str, Any]) -> Optional[str]:
-    unknown = [f for f in options.get("flags", ()) if f not in _REGEX_FLAGS]
-    if unknown:
-        return f"unknown regex flag '{unknown[0]}' (known: {', '.join(_REGEX_FLAGS)})"
     try:
         re.compile(expected)
     except re.error as error:
@@ -311,8 +326,7 @@ def check_json(actual: str, expected: str, case_input: str) -> CheckOutcome:
     place = f" at {path}" if path else ""
     return CheckOutcome(
         Verdict.WRONG_ANSWER,
-        f"Your answer differs{place}: expected {quote(_dump(theirs))}, "
-        f"your program printed {quote(_dump(mine))}.",
+        f"Your answer differs{place}: expected {quote(_dump(theirs))}, your program printed {quote(_dump(mine))}.",
     )
 
 
@@ -376,12 +390,20 @@ def _validate_json(expected: str, options: Mapping[str, Any]) -> Optional[str]:
     return None
 
 
+def _validate_float_options(options: Mapping[str, Any]) -> Optional[str]:
+    for key in ("abs_tol", "rel_tol"):
+        value = options.get(key, 0.0)
+        if not 0 <= value < math.inf:
+            return f"option '{key}' of checker 'float' must be a number of 0 or more, not {value!r}"
+    return None
+
+
 def builtin_checkers() -> CheckerRegistry:
     """A fresh registry holding the built-in checkers: text, tokens, json, float and regex."""
     registry = CheckerRegistry()
     registry.register("text", check_text)
     registry.register("tokens", check_tokens)
     registry.register("json", check_json, validate_expected=_validate_json)
-    registry.register("float", check_float)
-    registry.register("regex", check_regex, validate_expected=_validate_regex)
+    registry.register("float", check_float, validate_options=_validate_float_options)
+    registry.register("regex", check_regex, validate_expected=_validate_regex, validate_options=_validate_regex_options)
     return registry

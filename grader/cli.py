@@ -38,7 +38,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument("paths", nargs="+", metavar="PATH", help="an exercise file or a folder of them")
     check.add_argument("--task", help="grade the file(s) as this task, whatever their names")
-    check.add_argument("--report", default="report", metavar="DIR", help="folder for the HTML report (default: report/)")
+    check.add_argument(
+        "--report", default="report", metavar="DIR", help="folder for the HTML report (default: report/)"
+    )
     check.add_argument("--json", action="store_true", help="print the JSON results on standard output")
     check.add_argument("--python", default=sys.executable, metavar="EXE", help="interpreter that runs the submissions")
     check.add_argument("--course", metavar="DIR", help="folder holding testcases/ (default: this project)")
@@ -65,7 +67,9 @@ def course_folder(option: Optional[str]) -> Path:
     return folder
 
 
-def collect_submissions(paths: Sequence[str], tasks: Dict[str, Task], forced: Optional[str]) -> Tuple[List[Tuple[Task, Path]], List[str]]:
+def collect_submissions(
+    paths: Sequence[str], tasks: Dict[str, Task], forced: Optional[str]
+) -> Tuple[List[Tuple[Task, Path]], List[str]]:
     """(task, file) pairs to grade, and notes about files skipped in folders.
 
     A named file that is no task is an error; in a folder such files are skipped with a note.
@@ -79,9 +83,8 @@ def collect_submissions(paths: Sequence[str], tasks: Dict[str, Task], forced: Op
             found = sorted(p for p in path.iterdir() if p.suffix == ".py" and p.is_file())
             matched = [(tasks[forced or p.stem], p) for p in found if forced or p.stem in tasks]
             if not matched:
-                raise UsageError(
-                    f"{text}: no exercise files in this folder (looked for {', '.join(t + '.py' for t in sorted(tasks))})."
-                )
+                names = ", ".join(t + ".py" for t in sorted(tasks))
+                raise UsageError(f"{text}: no exercise files in this folder (looked for {names}).")
             skipped = [p.name for p in found if not forced and p.stem not in tasks]
             if skipped:
                 notes.append(f"{text}: skipped {', '.join(skipped)} (not exercise names)")
@@ -108,14 +111,13 @@ def _check(args) -> int:
         raise UsageError(f"{course / 'testcases'}: no test case files (*.yaml) in it.")
     pairs, notes = collect_submissions(args.paths, tasks, args.task)
     version = python_version(args.python)
-    if version is None:
-        raise UsageError(f"--python {args.python}: this interpreter cannot be run.")
+    if version is None or not version.startswith("3."):
+        raise UsageError(f"--python {args.python}: this interpreter cannot be run, or is not Python 3.")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1.")
     context = GradingContext(checkers=course_checkers(course), python=args.python, jobs=args.jobs)
     results: List[TaskResult] = [grade_file(task, path, context, str(path)) for task, path in pairs]
-    note = f"graded with Python {version}"
-    index = report.write_html(results, Path(args.report), note)
+    index = _write_report(results, Path(args.report), f"graded with Python {version}")
     text_out = sys.stderr if args.json else sys.stdout
     for line in notes:
         print(line, file=sys.stderr)
@@ -123,6 +125,15 @@ def _check(args) -> int:
     if args.json:
         print(report.json_text(results))
     return 0 if all(r.verdict is Verdict.ACCEPTED for r in results) else 1
+
+
+def _write_report(results: List[TaskResult], folder: Path, note: str) -> Path:
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"--report {folder}: this is a file, not a folder; choose another --report DIR.")
+    try:
+        return report.write_html(results, folder, note)
+    except OSError as error:
+        raise UsageError(f"cannot write the report to {folder}: {error.strerror or error}.") from None
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

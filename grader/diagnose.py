@@ -21,8 +21,7 @@ _HINTS = {
     "TypeError": "A value has a different type than the code expects (for example None returned "
     "by a function that has no return statement, or text where a number is needed).",
     "KeyboardInterrupt": "Your program raised KeyboardInterrupt: nothing in an exercise should.",
-    "ModuleNotFoundError": "Only the standard library is available to your program: remove that "
-    "import.",
+    "ModuleNotFoundError": "Only the standard library is available to your program: remove that import.",
     "RuntimeError": "",
     "NameError": "A name is used before it is defined. If it is a function from an earlier "
     "exercise, copy that function into this file: each exercise file must work on its own.",
@@ -72,7 +71,8 @@ def student_traceback(stderr: str, workdir: str, shown_name: str) -> str:
 def find_crash(stderr: str, workdir: str) -> Optional[Crash]:
     """The exception a Python traceback in ``stderr`` ends with, and the deepest student line."""
     lines = stderr.rstrip().splitlines()
-    start = max((i for i, l in enumerate(lines) if l.startswith("Traceback (most recent call last)")), default=None)
+    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last)")]
+    start = starts[-1] if starts else None
     if start is None:
         return None
     line_no, source = 0, ""

@@ -280,7 +280,9 @@ def python_version(python: str) -> Optional[str]:
     try:
         done = subprocess.run(
             [python, "-I", "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
-            capture_output=True, text=True, timeout=20,
+            capture_output=True,
+            text=True,
+            timeout=20,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None

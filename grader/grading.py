@@ -141,7 +141,10 @@ def _run_verdict(run: RunResult, stderr: str, case: Case):
         if crash is not None:
             return Verdict.RUNTIME_ERROR, diagnose.crash_message(crash)
         if run.signal is not None:
-            return Verdict.RUNTIME_ERROR, f"Your program was stopped by signal {run.signal} ({_signal_name(run.signal)})."
+            return (
+                Verdict.RUNTIME_ERROR,
+                f"Your program was stopped by signal {run.signal} ({_signal_name(run.signal)}).",
+            )
         return Verdict.RUNTIME_ERROR, (
             f"Your program ended with exit status {run.exit_code} instead of 0. "
             "Do not call sys.exit() or exit() with a number; let the program end normally."

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import importlib.util
+import math
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional
 
@@ -51,6 +52,19 @@ RULE_KINDS = ("operator", "name", "import", "format_spec")
 RULE_KEYS = {**{kind: _TEXT for kind in RULE_KINDS}, "instead": _TEXT, "min_args": _NUMBER}
 
 
+def _kind_of(value: Any) -> str:
+    """Words for the type of a YAML value: ``a number``, ``a list``, ..."""
+    if value is None:
+        return "nothing"
+    if isinstance(value, (int, float)):
+        return f"a number ({value!r})"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
 class _Mapping(dict):
     """A YAML mapping that remembers the line of each key (1-based) and its own first line."""
 
@@ -72,9 +86,7 @@ class _LineLoader(yaml.SafeLoader):
             if not isinstance(key, str):
                 raise CaseFileError(self.name, line, f"the key {key!r} must be a word")
             if key in result:
-                raise CaseFileError(
-                    self.name, line, f"the key '{key}' appears twice in the same mapping"
-                )
+                raise CaseFileError(self.name, line, f"the key '{key}' appears twice in the same mapping")
             result[key] = self.construct_object(value_node, deep=deep)
             result.key_lines[key] = line
         return result
@@ -130,8 +142,7 @@ class _Validator:
             if isinstance(value, bool) and bool not in types:
                 self.fail(line, f"'{key}' {where} must be {words}, not true/false")
             if not isinstance(value, types):
-                got = "nothing" if value is None else type(value).__name__.replace("_Mapping", "mapping")
-                self.fail(line, f"'{key}' {where} must be {words}, not {got}")
+                self.fail(line, f"'{key}' {where} must be {words}, not {_kind_of(value)}")
 
     def task(self, data: Any) -> Task:
         if not isinstance(data, _Mapping):
@@ -141,8 +152,7 @@ class _Validator:
         if "task" in data and data["task"] != task_id:
             self.fail(
                 data.key_lines["task"],
-                f"'task' is '{data['task']}' but the file is named {self.path.name}; "
-                f"they must agree (task: {task_id})",
+                f"'task' is '{data['task']}' but the file is named {self.path.name}; they must agree (task: {task_id})",
             )
         if "cases" not in data:
             self.fail(data.line, "the key 'cases' is missing: a task needs at least one case")
@@ -155,7 +165,10 @@ class _Validator:
         for item in data["cases"]:
             case = self.case(item, defaults, data.key_lines["cases"])
             if case.name in seen:
-                self.fail(case.line, f"a case named '{case.name}' already exists (line {seen[case.name]}); names must be unique")
+                self.fail(
+                    case.line,
+                    f"a case named '{case.name}' already exists (line {seen[case.name]}); names must be unique",
+                )
             seen[case.name] = case.line
             cases.append(case)
         return Task(
@@ -191,21 +204,35 @@ class _Validator:
         for error in checker.option_errors(result["checker_options"]):
             self.fail(data.key_lines.get("checker_options", line), error)
         for key in ("time_limit", "memory_limit", "output_limit"):
-            if key in data and data[key] <= 0:
-                self.fail(data.key_lines[key], f"'{key}' must be more than 0")
+            if key in data:
+                self.check_limit(key, data[key], data.key_lines[key])
         return result
+
+    def check_limit(self, key: str, value: float, line: int) -> None:
+        """Limits are finite and positive; memory (MiB) and output (bytes) are whole numbers."""
+        if not 0 < value < math.inf:
+            self.fail(line, f"'{key}' must be a number more than 0, not {value!r}")
+        if key != "time_limit" and value != int(value):
+            unit = "MiB" if key == "memory_limit" else "bytes"
+            self.fail(line, f"'{key}' must be a whole number of {unit}, not {value!r}")
 
     def rule(self, item: Any, line: Optional[int]) -> Rule:
         if not isinstance(item, _Mapping):
-            self.fail(line, "each rule must be a mapping such as  - operator: \"^\"")
+            self.fail(line, 'each rule must be a mapping such as  - operator: "^"')
         self.check_keys(item, RULE_KEYS, "in a rule")
         kinds = [kind for kind in RULE_KINDS if kind in item]
         if len(kinds) != 1:
-            self.fail(item.line, f"a rule needs exactly one of {', '.join(RULE_KINDS)}; this one has {len(kinds) or 'none'}")
+            self.fail(
+                item.line, f"a rule needs exactly one of {', '.join(RULE_KINDS)}; this one has {len(kinds) or 'none'}"
+            )
         kind = kinds[0]
         target = item[kind]
         if kind == "operator" and target not in OPERATORS:
             self.fail(item.key_lines[kind], f"unknown operator '{target}'; known: {' '.join(OPERATORS)}")
+        if kind == "format_spec" and not (len(target) == 1 and target.isalpha()):
+            self.fail(
+                item.key_lines[kind], f"'format_spec' is one type letter such as b (as in {{n:08b}}), not '{target}'"
+            )
         if "min_args" in item and kind != "name":
             self.fail(item.key_lines["min_args"], "'min_args' goes only with a 'name' rule")
         return Rule(kind=kind, target=target, instead=item.get("instead", ""), min_args=int(item.get("min_args", 0)))
@@ -280,7 +307,9 @@ class _Validator:
                         f"whole JSON: expected: '[1, 2]')",
                     )
             if "expected_file" in item:
-                self.fail(item.key_lines["expected_file"], f"give either 'expected' or 'expected_file' {label}, not both")
+                self.fail(
+                    item.key_lines["expected_file"], f"give either 'expected' or 'expected_file' {label}, not both"
+                )
             return tuple(answers)
         return (self.text_or_file(item, "expected", label),)
 
@@ -306,7 +335,9 @@ def course_checkers(course: Path) -> CheckerRegistry:
         spec.loader.exec_module(module)
         module.register(registry)
     except Exception as error:  # an instructor's file: report it as theirs, not as our crash
-        raise CaseFileError(str(extra), None, f"could not register the course's checkers: {type(error).__name__}: {error}") from None
+        raise CaseFileError(
+            str(extra), None, f"could not register the course's checkers: {type(error).__name__}: {error}"
+        ) from None
     return registry
 
 

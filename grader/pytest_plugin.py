@@ -48,7 +48,9 @@ class TaskFile(pytest.File):
             yield CaseItem.from_parent(self, name=case.name, task=task, case=case, solution=solution, context=context)
         stub = course / "exercises" / f"{task.id}.py"
         if stub.is_file():
-            yield StubItem.from_parent(self, name="the exercise stub is rejected", task=task, stub=stub, context=context)
+            yield StubItem.from_parent(
+                self, name="the exercise stub is rejected", task=task, stub=stub, context=context
+            )
 
     def repr_failure(self, excinfo):
         if excinfo.errisinstance(CaseFileProblem):

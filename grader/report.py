@@ -126,8 +126,12 @@ def task_view(result: TaskResult, page: str) -> TaskView:
                 open=index == first_failing,
                 show_data=show,
                 input_lines=shown_lines(case.case.input) if show else (),
-                expected_lines=shown_lines(case.expected, diff.line if diff else 0, diff.column if diff else 0) if show else (),
-                actual_lines=shown_lines(case.actual, diff.line if diff else 0, diff.column if diff else 0) if show else (),
+                expected_lines=shown_lines(case.expected, diff.line if diff else 0, diff.column if diff else 0)
+                if show
+                else (),
+                actual_lines=shown_lines(case.actual, diff.line if diff else 0, diff.column if diff else 0)
+                if show
+                else (),
                 expected_alternatives=len(case.case.expected) - 1,
                 missing_final_newline=bool(case.actual) and not case.actual.endswith("\n"),
             )
@@ -224,7 +228,14 @@ def terminal_table(results: Sequence[TaskResult], report: Optional[Path] = None)
     rows = [("task", "verdict", "score", "first case not accepted")]
     for r in results:
         failing = next((c for c in r.cases if not c.accepted), None)
-        rows.append((r.task.id, r.verdict.value, f"{_number(r.score)}/{_number(r.max_score)}", failing.case.name if failing else ""))
+        rows.append(
+            (
+                r.task.id,
+                r.verdict.value,
+                f"{_number(r.score)}/{_number(r.max_score)}",
+                failing.case.name if failing else "",
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths)) + "  " + row[3] for row in rows]
     lines = [line.rstrip() for line in lines]

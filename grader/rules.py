@@ -25,8 +25,8 @@ OPERATORS: Dict[str, Tuple[type, ...]] = {
     "!=": (ast.NotEq,),
     "==": (ast.Eq,),
     "%": (ast.Mod,),
-    "+": (ast.Add,),
-    "-": (ast.Sub,),
+    "+": (ast.Add, ast.UAdd),
+    "-": (ast.Sub, ast.USub),
     "*": (ast.Mult,),
     "/": (ast.Div,),
     "//": (ast.FloorDiv,),
@@ -58,18 +58,20 @@ def find_violations(tree: ast.AST, rules: Iterable[Rule]) -> List[Violation]:
 
 
 def _violation(node: ast.AST, rule: Rule) -> Violation:
-    what = {
-        "operator": f"the {rule.target} operator",
-        "name": f"{rule.target}()" if rule.min_args == 0 else f"{rule.target}() with {rule.min_args} or more arguments",
-        "import": f"importing {rule.target}",
-        "format_spec": f"the format code '{rule.target}' (as in f\"{{n:{rule.target}}}\")",
+    does = {
+        "operator": f"uses the {rule.target} operator",
+        "name": f"uses {rule.target}()"
+        if rule.min_args == 0
+        else f"calls {rule.target}() with {rule.min_args} or more arguments",
+        "import": f"imports {rule.target}",
+        "format_spec": f"uses the format code '{rule.target}' (as in f\"{{n:{rule.target}}}\")",
     }[rule.kind]
     line = getattr(node, "lineno", 0)
     instead = f" Instead, {rule.instead}" if rule.instead else ""
     return Violation(
         line=line,
         column=getattr(node, "col_offset", 0),
-        message=f"Line {line} uses {what}, which this exercise does not allow.{instead}",
+        message=f"Line {line} {does}, which this exercise does not allow.{instead}",
     )
 
 
@@ -97,7 +99,7 @@ def _dotted(node: ast.AST, aliases: Dict[str, str]) -> Optional[str]:
         return None
     parts.append(aliases.get(node.id, node.id))
     dotted = ".".join(reversed(parts))
-    return dotted[len("builtins."):] if dotted.startswith("builtins.") else dotted
+    return dotted[len("builtins.") :] if dotted.startswith("builtins.") else dotted
 
 
 def _matches(tree: ast.AST, rule: Rule, aliases: Dict[str, str]) -> Iterator[ast.AST]:
@@ -170,7 +172,10 @@ def _format_spec_uses(tree, rule, aliases):
         elif isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr == "format":
+                # "{:b}".format(n), or str.format("{:b}", n)
                 text = _constant_text(func.value)
+                if text is None and _dotted(func, aliases) == "str.format" and node.args:
+                    text = _constant_text(node.args[0])
                 if text is not None and wanted in _brace_spec_types(text):
                     yield node
             elif _dotted(func, aliases) == "format" and len(node.args) > 1:

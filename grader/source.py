@@ -37,21 +37,28 @@ def inspect_source(data: bytes, rules: Iterable[Rule]) -> Optional[SourceProblem
     first = violations[0]
     lines = _text_lines(data)
     message = " ".join(v.message for v in violations)
+    source_line = lines[first.line - 1] if 0 < first.line <= len(lines) else ""
     return SourceProblem(
         Verdict.RULE_VIOLATION,
         message,
         line=first.line,
-        source_line=lines[first.line - 1] if 0 < first.line <= len(lines) else "",
-        caret=first.column,
+        source_line=source_line,
+        caret=_character_column(source_line, first.column),
     )
 
 
 def _text_lines(data: bytes) -> list:
-    return data.decode("utf-8", errors="replace").splitlines()
+    """The file's lines as Python counts them: split at \\n only (not at form feeds and the like)."""
+    return [line.rstrip("\r") for line in data.decode("utf-8", errors="replace").split("\n")]
+
+
+def _character_column(line: str, byte_offset: int) -> int:
+    """The syntax tree counts columns in UTF-8 bytes; the report needs characters."""
+    return len(line.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore"))
 
 
 def _syntax_problem(data: bytes, error: SyntaxError) -> SourceProblem:
-    text = error.msg or "invalid syntax"
+    text = (error.msg or "invalid syntax").rstrip(".?! ")
     if "codec can't decode" in text or "unicode error" in text:
         return SourceProblem(
             Verdict.SYNTAX_ERROR,
@@ -62,8 +69,8 @@ def _syntax_problem(data: bytes, error: SyntaxError) -> SourceProblem:
     lines = _text_lines(data)
     source_line = lines[line - 1] if 0 < line <= len(lines) else (error.text or "").rstrip("\n")
     caret = max((error.offset or 1) - 1, 0)
-    kind = "indentation error" if isinstance(error, IndentationError) else "syntax error"
-    message = f"Line {line} has a {kind}: {text}."
+    kind = "an indentation error" if isinstance(error, IndentationError) else "a syntax error"
+    message = f"Line {line} has {kind}: {text}."
     hint = _syntax_hint(text, source_line, error)
     return SourceProblem(
         Verdict.SYNTAX_ERROR,
@@ -76,23 +83,15 @@ def _syntax_problem(data: bytes, error: SyntaxError) -> SourceProblem:
 
 def _syntax_hint(text: str, source_line: str, error: SyntaxError) -> str:
     if "Missing parentheses in call to 'print'" in text or _PY2_PRINT.match(source_line):
-        return (
-            "This is Python 2's print statement; in Python 3 print is a function: "
-            "write print(x) instead of print x."
-        )
-    if "expected ':'" in text or (
-        _BLOCK_START.match(source_line) and not source_line.rstrip().endswith(":")
-    ):
-        return "A line that starts a block (if, for, while, def, else, ...) must end with a colon ':'."
-    if isinstance(error, IndentationError) or "indent" in text:
-        return (
-            "Check that the lines of each block start at the same column, and do not mix tabs "
-            "and spaces."
-        )
-    if "was never closed" in text or "EOF" in text or "unexpected EOF" in text:
+        return "This is Python 2's print statement; in Python 3 print is a function: write print(x) instead of print x."
+    if "was never closed" in text or "EOF" in text:
         return "A bracket or quote opened here is never closed."
     if "unmatched" in text or "does not match" in text:
         return "A closing bracket here has no matching opening bracket."
-    if "'=' " in text or "Maybe you meant '==' " in text:
+    if "expected ':'" in text or (_BLOCK_START.match(source_line) and not source_line.rstrip().endswith(":")):
+        return "A line that starts a block (if, for, while, def, else, ...) must end with a colon ':'."
+    if isinstance(error, IndentationError) or "indent" in text:
+        return "Check that the lines of each block start at the same column, and do not mix tabs and spaces."
+    if "Maybe you meant '=='" in text:
         return "To compare two values use ==; a single = stores a value."
     return ""

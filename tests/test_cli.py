@@ -95,6 +95,7 @@ def test_task_option_grades_a_file_under_another_name(tmp_path, capsys):
         (["{tmp}/notes.py", "--task", "nimsum"], "no such task"),
         (["{tmp}/notes.py", "--course", "{tmp}"], "no testcases/ folder"),
         (["{tmp}/exclusive_or.py", "--python", "/no/python"], "cannot be run"),
+        (["{tmp}/exclusive_or.py", "--report", "{tmp}/notes.py"], "not a folder"),
     ],
 )
 def test_bad_arguments_exit_2_with_a_sentence(tmp_path, capsys, args, words):
@@ -102,7 +103,7 @@ def test_bad_arguments_exit_2_with_a_sentence(tmp_path, capsys, args, words):
     (tmp_path / "exclusive_or.py").write_text(solution("exclusive_or"))
     (tmp_path / "empty").mkdir()
     args = [a.replace("{tmp}", str(tmp_path)) for a in args]
-    assert check(*args, tmp_path=tmp_path) == 2
+    assert main(["check", *args] + ([] if "--report" in args else ["--report", str(tmp_path / "r")])) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and words in err
     assert "Traceback" not in err
@@ -131,9 +132,19 @@ def test_folder_skips_other_files_with_a_note(tmp_path, capsys):
 
 def test_python_m_grader_runs_as_a_program(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "grader", "check", str(PROJECT / "solutions" / "exclusive_or.py"),
-         "--report", str(tmp_path / "r")],
-        capture_output=True, text=True, cwd=PROJECT, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "grader",
+            "check",
+            str(PROJECT / "solutions" / "exclusive_or.py"),
+            "--report",
+            str(tmp_path / "r"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=PROJECT,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     assert "exclusive_or" in done.stdout and "accepted" in done.stdout

@@ -30,7 +30,9 @@ def test_wrong_answer_names_the_difference(grade):
 
 
 def test_debug_print_is_named_as_such(grade):
-    source = mutate("make_move", "    new_board = list(board)\n", "    new_board = list(board)\n    print('debug:', board)\n")
+    source = mutate(
+        "make_move", "    new_board = list(board)\n", "    new_board = list(board)\n    print('debug:', board)\n"
+    )
     result = grade("make_move", source)
     case = failing(result)
     assert case.verdict is Verdict.WRONG_ANSWER
@@ -55,7 +57,9 @@ def test_zero_based_rows_are_caught_with_the_rows_hint(grade):
 
 
 def test_xor_operator_in_bitwise_xor_is_a_rule_violation(grade):
-    source = mutate("bitwise_xor", "    bits_a = numeral_binary(a)\n", "    return a ^ b\n    bits_a = numeral_binary(a)\n")
+    source = mutate(
+        "bitwise_xor", "    bits_a = numeral_binary(a)\n", "    return a ^ b\n    bits_a = numeral_binary(a)\n"
+    )
     result = grade("bitwise_xor", source)
     assert result.verdict is Verdict.RULE_VIOLATION
     assert result.problem.line == source.splitlines().index("    return a ^ b") + 1

@@ -59,7 +59,9 @@ def test_hidden_failures_are_announced_on_the_task_page(grade, tmp_path):
 
 
 def test_rule_violation_shows_the_line_and_caret(grade, tmp_path):
-    source = mutate("bitwise_xor", "    bits_a = numeral_binary(a)\n", "    return a ^ b\n    bits_a = numeral_binary(a)\n")
+    source = mutate(
+        "bitwise_xor", "    bits_a = numeral_binary(a)\n", "    return a ^ b\n    bits_a = numeral_binary(a)\n"
+    )
     page = write([grade("bitwise_xor", source)], tmp_path)["bitwise_xor.html"]
     assert "Your file was not run" in page
     assert "return a ^ b" in page and "^</pre>" in page

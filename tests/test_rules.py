@@ -33,6 +33,7 @@ def caught(id, source, rule, line, marks=()):
 
 CAUGHT = [
     caught("xor-operator", "a = 5 ^ 3\n", XOR, 1),
+    caught("unary-minus", "x = 1\ny = -x\n", Rule("operator", "-"), 2),
     caught("xor-augmented", "a = 5\na ^= 3\n", XOR, 2),
     caught("xor-in-return", "def f(a, b):\n    return a ^ b\n", XOR, 2),
     caught("not-equal", "def f(a, b):\n    if a != b:\n        return 1\n", NOT_EQUAL, 2),
@@ -64,10 +65,6 @@ CAUGHT = [
         'text = str.format("{:b}", n)\n',
         FORMAT_B,
         1,
-        marks=pytest.mark.xfail(
-            reason="str.format('{:b}', n) is str.format text (docs/testcases.md) but is not caught",
-            strict=True,
-        ),
     ),
     caught("import-operator", "import math\nimport operator\n", IMPORT_OPERATOR, 2),
     caught("import-operator-as", "import operator as op\n", IMPORT_OPERATOR, 1),
