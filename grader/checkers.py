@@ -32,6 +32,8 @@ class Checker:
     function: CheckFunction
     validate_expected: Optional[ExpectedValidator] = None
     validate_options: Optional[OptionsValidator] = None
+    needs_expected: bool = True
+    interactive: bool = False
 
     def option_defaults(self) -> Dict[str, Any]:
         """Option name → default value (``inspect.Parameter.empty`` when the option is required)."""
@@ -41,10 +43,15 @@ class Checker:
             if p.kind is inspect.Parameter.KEYWORD_ONLY
         }
 
-    def option_errors(self, options: Mapping[str, Any]) -> list:
-        """Sentences saying what is wrong with ``options`` for this checker (empty when fine)."""
+    def option_errors(self, options: Mapping[str, Any], complete: bool = True) -> list:
+        """Sentences saying what is wrong with ``options`` for this checker (empty when fine).
+
+        With ``complete=False`` (a task's defaults, which cases may complete) missing required
+        options are allowed; the checker's own validator then runs only when none is missing.
+        """
         defaults = self.option_defaults()
         errors = []
+        missing = [k for k, d in defaults.items() if d is inspect.Parameter.empty and k not in options]
         for key, value in options.items():
             if key not in defaults:
                 known = ", ".join(sorted(defaults)) or "none"
@@ -55,10 +62,9 @@ class Checker:
                 errors.append(
                     f"option '{key}' of checker '{self.name}' must be {_kind_name(default)}, not {_kind_name(value)}"
                 )
-        for key, default in defaults.items():
-            if default is inspect.Parameter.empty and key not in options:
-                errors.append(f"checker '{self.name}' needs the option '{key}'")
-        if not errors and self.validate_options is not None:
+        if complete:
+            errors.extend(f"checker '{self.name}' needs the option '{key}'" for key in missing)
+        if not errors and not missing and self.validate_options is not None:
             error = self.validate_options(options)
             if error:
                 errors.append(error)
@@ -108,15 +114,22 @@ class CheckerRegistry:
         *,
         validate_expected: Optional[ExpectedValidator] = None,
         validate_options: Optional[OptionsValidator] = None,
+        needs_expected: bool = True,
+        interactive: bool = False,
     ) -> None:
         """Add a checker under ``name``; a name already taken is a ``ValueError``.
 
         ``validate_options(options)`` and ``validate_expected(expected, options)`` return a
-        sentence when what a YAML file gives is unusable, or None.
+        sentence when what a YAML file gives is unusable, or None. A checker that decides alone
+        (``needs_expected=False``) makes ``expected`` optional. An ``interactive`` checker is a
+        factory ``function(*, options) -> Session`` that plays against the program instead of
+        reading its finished output; its cases need neither ``input`` nor ``expected``.
         """
         if name in self._checkers:
             raise ValueError(f"a checker named '{name}' is already registered")
-        self._checkers[name] = Checker(name, function, validate_expected, validate_options)
+        self._checkers[name] = Checker(
+            name, function, validate_expected, validate_options, needs_expected and not interactive, interactive
+        )
 
     def get(self, name: str) -> Optional[Checker]:
         """The checker called ``name``, or None."""
@@ -398,12 +411,25 @@ def _validate_float_options(options: Mapping[str, Any]) -> Optional[str]:
     return None
 
 
+def answer_key(actual: str) -> str:
+    """An output in a canonical form (JSON re-dumped, or words), to count distinct answers."""
+    try:
+        return json.dumps(json.loads(actual))
+    except json.JSONDecodeError:
+        return " ".join(actual.split())
+
+
 def builtin_checkers() -> CheckerRegistry:
-    """A fresh registry holding the built-in checkers: text, tokens, json, float and regex."""
+    """A fresh registry with the built-in checkers: text, tokens, json, float, regex, and the Nim
+    lab's own optimal_move and nim_game (interactive)."""
     registry = CheckerRegistry()
     registry.register("text", check_text)
     registry.register("tokens", check_tokens)
     registry.register("json", check_json, validate_expected=_validate_json)
     registry.register("float", check_float, validate_options=_validate_float_options)
     registry.register("regex", check_regex, validate_expected=_validate_regex, validate_options=_validate_regex_options)
+    from grader import game, nim_checkers  # they build on this module's types
+
+    registry.register("optimal_move", nim_checkers.check_optimal_move, needs_expected=False)
+    registry.register("nim_game", game.nim_game, validate_options=game.validate_game_options, interactive=True)
     return registry

@@ -1,14 +1,16 @@
 """Running one program on one input under limits, reporting facts (never verdicts).
 
 ``SubprocessRunner.run(program, stdin, limits)`` starts a fresh interpreter per run in isolated mode
-(``-I``: no user site, no environment variables, no script folder on ``sys.path``) in a new
-temporary working folder, feeds standard input, caps what it captures, kills the whole process
-group at the time limit, and removes the folder. Anything that can replace it (a sandbox, a fork
-server) implements the same ``run`` method.
+(``-I``: no user site, no environment variables) in a new temporary working folder, feeds standard
+input, caps what it captures, kills the whole process group at the time limit, and removes the
+folder. ``interact(program, session, limits)`` does the same for an interactive program: a
+``Session`` sees the output as it comes and types a line whenever the program waits for input.
+Anything that can replace the runner (a sandbox, a fork server) implements the same methods.
 """
 
 from __future__ import annotations
 
+import codecs
 import os
 import selectors
 import shutil
@@ -16,13 +18,14 @@ import signal
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Optional, Protocol, Tuple
+from typing import Optional, Protocol, Tuple, Union
 
 from grader.model import Limits, RunResult
 
-# Runs in the child before the student's code: apply the limits, then run the file as __main__.
+# Runs in the child before the student's code: apply the limits, put the working folder first on
+# sys.path (so a file may import the exercise files copied beside it), run the file as __main__.
 # Limits are set here rather than in preexec_fn, which is unsafe when the grader runs threads.
 _BOOTSTRAP = """\
 import sys
@@ -40,28 +43,61 @@ if resource is not None:
                 pass
 import runpy
 sys.argv = [{script!r}]
+sys.path.insert(0, {folder!r})
 del sys, resource
 runpy.run_path({script!r}, run_name="__main__")
 """
 
 _CHUNK = 65536
 _FILE_SIZE_LIMIT = 16 * 1024 * 1024
+# How often an interactive run looks whether the program waits for input, in seconds.
+_TICK = 0.005
+# Without /proc (not Linux), output this long quiet counts as waiting for input.
+_QUIET_COUNTS_AS_WAITING = 0.05
+
+
+class EndOfInput:
+    """What a session returns to close the program's standard input."""
+
+
+END_OF_INPUT = EndOfInput()
 
 
 @dataclass(frozen=True)
 class Program:
-    """What to run: ``script`` copied into the working folder as ``run_name``, run by ``python``."""
+    """What to run: ``script`` copied into the working folder as ``run_name``, run by ``python``.
+
+    ``companions`` are other files copied beside it under their own names (exercise files that
+    the program imports).
+    """
 
     python: str
     script: Path
     run_name: str
+    companions: Tuple[Path, ...] = ()
+
+
+class Session(Protocol):
+    """The grader's side of an interactive run (e.g. the player of a game)."""
+
+    def output(self, text: str) -> None:
+        """The program printed ``text`` (decoded; may end in the middle of a line)."""
+
+    def waiting(self) -> Union[str, EndOfInput, None]:
+        """The program waits for input: a line to type, ``END_OF_INPUT``, or None for nothing."""
+
+    def done(self) -> bool:
+        """True when the program should be stopped now (the session has seen enough)."""
 
 
 class Runner(Protocol):
-    """Runs one program on one input; implementations differ in isolation and speed."""
+    """Runs one program; implementations differ in isolation and speed."""
 
     def run(self, program: Program, stdin: bytes, limits: Limits) -> RunResult:
         """Run ``program`` with ``stdin`` under ``limits`` and report what happened."""
+
+    def interact(self, program: Program, session: Session, limits: Limits) -> RunResult:
+        """Run ``program`` with ``session`` typing its input, under ``limits``."""
 
 
 class _Capture:
@@ -96,60 +132,98 @@ class SubprocessRunner:
     """One new interpreter process per run; POSIX limits via ``resource`` where available."""
 
     def run(self, program: Program, stdin: bytes, limits: Limits) -> RunResult:
-        workdir = tempfile.mkdtemp(prefix="nim-grader-")
-        try:
-            script = Path(workdir) / program.run_name
-            shutil.copyfile(program.script, script)
-            return self._run_in(workdir, program.python, str(script), stdin, limits)
-        finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+        with _Workdir(program) as (workdir, script):
+            process, start = _start(program.python, workdir, script, limits, unbuffered=False)
+            stdout, stderr = _captures(limits)
+            timed_out, flooded = _pump(process, stdin, stdout, stderr, limits, start)
+            return _finish(process, start, stdout, stderr, timed_out, flooded, workdir)
 
-    def _run_in(self, workdir: str, python: str, script: str, stdin: bytes, limits: Limits) -> RunResult:
-        rlimits = (
-            ("RLIMIT_AS", limits.memory_mib * 1024 * 1024),
-            ("RLIMIT_CPU", int(limits.time_s) + 1),
-            ("RLIMIT_FSIZE", _FILE_SIZE_LIMIT),
-            ("RLIMIT_CORE", 0),
-        )
-        command = [python, "-I", "-X", "utf8", "-c", _BOOTSTRAP.format(limits=rlimits, script=script)]
-        env = {"PATH": os.environ.get("PATH", ""), "HOME": workdir, "LANG": "C.UTF-8", "TMPDIR": workdir}
-        if os.name == "nt":
-            env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "")
-        start = time.monotonic()
-        process = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=workdir,
-            env=env,
-            start_new_session=(os.name == "posix"),
-        )
-        stdout = _Capture(limits.output_bytes)
-        stderr = _Capture(limits.stderr_bytes // 2, tail=limits.stderr_bytes // 2)
-        timed_out, flooded = _pump(process, stdin, stdout, stderr, limits, start)
-        if timed_out or flooded:
-            _kill_group(process)
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            _kill_group(process)
-            process.wait()
-        elapsed = time.monotonic() - start
-        _kill_group(process)  # children left behind in the group go too
-        code = process.returncode
-        return RunResult(
-            exit_code=code if code >= 0 else None,
-            signal=-code if code < 0 else None,
-            stdout=stdout.value(),
-            stderr=stderr.value(),
-            stdout_bytes=stdout.total,
-            stderr_bytes=stderr.total,
-            time_s=elapsed,
-            timed_out=timed_out,
-            output_limit_hit=flooded,
-            workdir=workdir,
-        )
+    def interact(self, program: Program, session: Session, limits: Limits) -> RunResult:
+        with _Workdir(program) as (workdir, script):
+            process, start = _start(program.python, workdir, script, limits, unbuffered=True)
+            stdout, stderr = _captures(limits)
+            timed_out, flooded, waiting = _converse(process, session, stdout, stderr, limits, start)
+            result = _finish(process, start, stdout, stderr, timed_out, flooded, workdir)
+            return _with_waiting(result, waiting)
+
+
+def _with_waiting(result: RunResult, waiting: bool) -> RunResult:
+    return replace(result, waiting_for_input=waiting)
+
+
+class _Workdir:
+    """A fresh temporary folder holding the program (and its companions); removed on exit."""
+
+    def __init__(self, program: Program) -> None:
+        self.program = program
+        self.folder = ""
+
+    def __enter__(self) -> Tuple[str, str]:
+        self.folder = tempfile.mkdtemp(prefix="nim-grader-")
+        for companion in self.program.companions:
+            shutil.copyfile(companion, Path(self.folder) / companion.name)
+        script = Path(self.folder) / self.program.run_name
+        shutil.copyfile(self.program.script, script)
+        return self.folder, str(script)
+
+    def __exit__(self, *exc_info) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _captures(limits: Limits) -> Tuple[_Capture, _Capture]:
+    return _Capture(limits.output_bytes), _Capture(limits.stderr_bytes // 2, tail=limits.stderr_bytes // 2)
+
+
+def _start(python: str, workdir: str, script: str, limits: Limits, unbuffered: bool):
+    """Start the interpreter on ``script`` in ``workdir``; returns (process, start time)."""
+    rlimits = (
+        ("RLIMIT_AS", limits.memory_mib * 1024 * 1024),
+        ("RLIMIT_CPU", int(limits.time_s) + 1),
+        ("RLIMIT_FSIZE", _FILE_SIZE_LIMIT),
+        ("RLIMIT_CORE", 0),
+    )
+    bootstrap = _BOOTSTRAP.format(limits=rlimits, script=script, folder=workdir)
+    flags = ["-I", "-X", "utf8"] + (["-u"] if unbuffered else [])
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": workdir, "LANG": "C.UTF-8", "TMPDIR": workdir}
+    if os.name == "nt":
+        env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "")
+    start = time.monotonic()
+    process = subprocess.Popen(
+        [python, *flags, "-c", bootstrap],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=workdir,
+        env=env,
+        start_new_session=(os.name == "posix"),
+    )
+    return process, start
+
+
+def _finish(process, start: float, stdout: _Capture, stderr: _Capture, timed_out: bool, flooded: bool, workdir: str):
+    """Stop what is left of the program and report the facts."""
+    if timed_out or flooded:
+        _kill_group(process)
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        _kill_group(process)
+        process.wait()
+    elapsed = time.monotonic() - start
+    _kill_group(process)  # children left behind in the group go too
+    code = process.returncode
+    return RunResult(
+        exit_code=code if code >= 0 else None,
+        signal=-code if code < 0 else None,
+        stdout=stdout.value(),
+        stderr=stderr.value(),
+        stdout_bytes=stdout.total,
+        stderr_bytes=stderr.total,
+        time_s=elapsed,
+        timed_out=timed_out,
+        output_limit_hit=flooded,
+        workdir=workdir,
+    )
 
 
 def _exit_watch(process, selector) -> Optional[int]:
@@ -236,6 +310,124 @@ def _pump(process, stdin: bytes, stdout: _Capture, stderr: _Capture, limits: Lim
                 pipe.close()
             except OSError:
                 pass
+
+
+def _converse(process, session: Session, stdout: _Capture, stderr: _Capture, limits: Limits, start: float):
+    """Let ``session`` read the output and type input until the program ends, times out or floods.
+
+    Returns (timed_out, output_limit_hit, waiting_for_input_when_stopped). The session is asked for
+    a line only when the program is blocked reading its (empty) standard input.
+    """
+    selector = selectors.DefaultSelector()
+    streams = {process.stdout.fileno(): stdout, process.stderr.fileno(): stderr}
+    for fd in streams:
+        os.set_blocking(fd, False)
+        selector.register(fd, selectors.EVENT_READ)
+    exit_fd = _exit_watch(process, selector)
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    stdout_fd = process.stdout.fileno()
+    stdin = process.stdin
+    deadline = start + limits.time_s
+    last_output = time.monotonic()
+    open_outputs = len(streams)
+    exited = False
+    try:
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                return True, False, stdin is not None and _waits_for_input(process.pid, stdin, 0.0)
+            got_output = False
+            for key, _ in selector.select(timeout=min(deadline - now, _TICK)):
+                if key.fd == exit_fd:
+                    exited = True
+                    continue
+                data = _read(key.fd)
+                if data is None:
+                    continue
+                if not data:
+                    selector.unregister(key.fd)
+                    open_outputs -= 1
+                    continue
+                streams[key.fd].add(data)
+                if key.fd == stdout_fd:
+                    got_output = True
+                    session.output(decoder.decode(data))
+                    if stdout.total > limits.output_bytes:
+                        return False, True, False
+            if session.done():
+                return False, False, False
+            if exited or open_outputs == 0:
+                for fd, capture in streams.items():
+                    for _ in range(limits.output_bytes // _CHUNK + 2):
+                        data = _read(fd)
+                        if not data:
+                            break
+                        capture.add(data)
+                        if fd == stdout_fd:
+                            session.output(decoder.decode(data))
+                session.output(decoder.decode(b"", final=True))
+                process.wait(timeout=max(deadline - time.monotonic(), 0.01))
+                return False, stdout.total > limits.output_bytes, False
+            if got_output:
+                last_output = time.monotonic()
+                continue
+            if stdin is not None and _waits_for_input(process.pid, stdin, time.monotonic() - last_output):
+                stdin = _type(stdin, session.waiting())
+    except subprocess.TimeoutExpired:
+        return True, False, False
+    finally:
+        selector.close()
+        if exit_fd is not None:
+            os.close(exit_fd)
+        for pipe in (process.stdin, process.stdout, process.stderr):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+
+def _type(stdin, reply):
+    """Send the session's reply; returns the pipe, or None once it is closed."""
+    if reply is None:
+        return stdin
+    try:
+        if isinstance(reply, EndOfInput):
+            stdin.close()
+            return None
+        stdin.write(reply.encode("utf-8") + b"\n")
+        stdin.flush()
+        return stdin
+    except (BrokenPipeError, OSError):
+        return None
+
+
+def _waits_for_input(pid: int, stdin, quiet_for: float) -> bool:
+    """Is the program blocked reading standard input, with nothing left unread in the pipe?
+
+    On Linux the kernel says where a process sleeps (``/proc/PID/wchan``); elsewhere a program
+    that has been quiet for a while is taken to be waiting.
+    """
+    if _unread_bytes(stdin) > 0:
+        return False
+    try:
+        with open(f"/proc/{pid}/wchan", encoding="ascii") as handle:
+            where = handle.read()
+    except OSError:
+        return quiet_for >= _QUIET_COUNTS_AS_WAITING
+    return "pipe_read" in where or "pipe_wait" in where
+
+
+def _unread_bytes(stdin) -> int:
+    try:
+        import array
+        import fcntl
+        import termios
+
+        count = array.array("i", [0])
+        fcntl.ioctl(stdin.fileno(), termios.FIONREAD, count)
+        return count[0]
+    except (ImportError, OSError, ValueError):
+        return 0
 
 
 def _read(fd: int) -> Optional[bytes]:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Tuple
 
 from grader import diagnose
-from grader.checkers import CheckerRegistry, significant_lines
+from grader.checkers import CheckerRegistry, answer_key, significant_lines
 from grader.execute import Program, Runner, SubprocessRunner
 from grader.model import (
     Case,
@@ -50,13 +50,31 @@ def grade_file(task: Task, path: Path, context: GradingContext, shown: Optional[
     problem = inspect_source(data, task.rules)
     if problem is not None:
         return _all_cases(task, shown, problem)
-    notes = ()
+    program, notes = program_for(task, path, context.python)
     if not data.strip():
-        notes = ("Your file is empty: start from the exercise file, which has the main block the grader talks to.",)
-    program = Program(python=context.python, script=path, run_name=f"{task.id}.py")
+        notes += ("Your file is empty: start from the exercise file, which has the main block the grader talks to.",)
     with ThreadPoolExecutor(max_workers=max(1, context.jobs)) as pool:
         results = list(pool.map(lambda case: grade_case(case, program, context, shown), task.cases))
     return TaskResult(task=task, file=shown, cases=tuple(results), notes=notes)
+
+
+def program_for(task: Task, path: Path, python: str) -> Tuple[Program, Tuple[str, ...]]:
+    """The program to run for ``path``, with the exercise files it uses copied beside it.
+
+    Those files (``uses_files``) come from the same folder as ``path``; a note names any missing.
+    """
+    companions, missing = [], []
+    for name in task.uses_files:
+        candidate = path.parent / f"{name}.py"
+        (companions if candidate.is_file() else missing).append(candidate)
+    notes = ()
+    if missing:
+        names = ", ".join(p.name for p in missing)
+        notes = (
+            f"{path.name} may import your other exercise files, but {names} "
+            f"{'is' if len(missing) == 1 else 'are'} not in the same folder ({path.parent}).",
+        )
+    return Program(python=python, script=path, run_name=f"{task.id}.py", companions=tuple(companions)), notes
 
 
 def _all_cases(task: Task, shown: str, problem: SourceProblem) -> TaskResult:
@@ -67,23 +85,70 @@ def _all_cases(task: Task, shown: str, problem: SourceProblem) -> TaskResult:
 
 
 def grade_case(case: Case, program: Program, context: GradingContext, shown: str) -> CaseResult:
-    """Run ``program`` on one case and decide its verdict."""
-    run = context.runner.run(program, case.input.encode("utf-8"), case.limits)
+    """Run ``program`` on one case (``repeat`` times) and decide its verdict."""
+    checker = context.checkers.get(case.checker)
+    answers = []
+    result = None
+    for run in range(1, case.repeat + 1):
+        result = _one_run(case, checker, program, context, shown)
+        if not result.accepted:
+            if case.repeat > 1 and not case.hidden:
+                result = replace(result, message=f"Run {run} of {case.repeat}: {result.message}")
+            return result
+        answers.append(answer_key(result.actual))
+    distinct = sorted(set(answers))
+    if len(distinct) < case.min_distinct:
+        if case.hidden:
+            message = _hidden_message(Verdict.WRONG_ANSWER, answer_found=False)
+        else:
+            shown_answers = ", ".join(distinct[:5])
+            message = (
+                f"All {case.repeat} runs gave a right answer, but only {len(distinct)} different "
+                f"one{'s' if len(distinct) != 1 else ''} ({shown_answers}); this case has several right "
+                f"answers and needs at least {case.min_distinct} different ones over the runs. Choose at "
+                "random among all the right answers (for example with random.choice)."
+            )
+        if case.hint:
+            message = f"{message} Hint: {case.hint}"
+        return replace(result, verdict=Verdict.WRONG_ANSWER, message=message)
+    return result
+
+
+def _one_run(case: Case, checker, program: Program, context: GradingContext, shown: str) -> CaseResult:
+    if checker.interactive:
+        session = checker.function(**case.checker_options)
+        run = context.runner.interact(program, session, case.limits)
+    else:
+        session = None
+        run = context.runner.run(program, case.input.encode("utf-8"), case.limits)
     actual, note = _decode(run.stdout)
     if run.stdout_bytes > len(run.stdout):
         note = f"Only the first {len(run.stdout):,} of {run.stdout_bytes:,} bytes are shown. " + note
     stderr, _ = _decode(run.stderr)
-    verdict, message = _run_verdict(run, stderr, case)
     hint_applies = True
-    if verdict is None:
-        outcome = _check(case, actual, context.checkers)
-        verdict, message = outcome.verdict, outcome.message
-        hint_applies = not outcome.answer_found and verdict is not Verdict.PRESENTATION_ERROR
+    difference = None
+    if session is not None:
+        actual = session.transcript
+        problem = session.outcome(run)
+        if problem is not None:
+            verdict, message = problem.verdict, problem.message
+            difference = Difference(line=problem.line, column=0)  # the whole line
+        else:
+            verdict, message = _run_verdict(run, stderr, case)
+            verdict = verdict or Verdict.ACCEPTED
+    else:
+        verdict, message = _run_verdict(run, stderr, case)
+        if verdict is None:
+            outcome = _check(case, actual, checker)
+            verdict, message = outcome.verdict, outcome.message
+            hint_applies = not outcome.answer_found and verdict is not Verdict.PRESENTATION_ERROR
     if case.hidden and verdict is not Verdict.ACCEPTED:
         message = _hidden_message(verdict, answer_found=not hint_applies)
     if case.hint and hint_applies and verdict is not Verdict.ACCEPTED:
         message = f"{message} Hint: {case.hint}"
-    expected = case.expected[0]
+    expected = case.expected[0] if case.expected else ""
+    if difference is None and verdict is not Verdict.ACCEPTED and case.expected:
+        difference = first_difference(expected, actual)
     return CaseResult(
         case=case,
         verdict=verdict,
@@ -92,8 +157,9 @@ def grade_case(case: Case, program: Program, context: GradingContext, shown: str
         actual=actual,
         stderr=diagnose.student_traceback(stderr, run.workdir, shown),
         expected=expected,
-        difference=first_difference(expected, actual) if verdict is not Verdict.ACCEPTED else None,
+        difference=difference,
         actual_note=note,
+        game=session is not None,
     )
 
 
@@ -167,10 +233,9 @@ def _signal_name(number: int) -> str:
         return "unknown signal"
 
 
-def _check(case: Case, actual: str, checkers: CheckerRegistry) -> CheckOutcome:
+def _check(case: Case, actual: str, checker) -> CheckOutcome:
     """The best outcome over the acceptable answers (the first one's message when none fits)."""
-    checker = checkers.get(case.checker)
-    outcomes = [checker(actual, expected, case.input, case.checker_options) for expected in case.expected]
+    outcomes = [checker(actual, expected, case.input, case.checker_options) for expected in case.expected or ("",)]
     for wanted in (Verdict.ACCEPTED, Verdict.PRESENTATION_ERROR):
         for outcome in outcomes:
             if outcome.verdict is wanted:

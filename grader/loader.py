@@ -36,7 +36,7 @@ _SHARED_KEYS = {
     "memory_limit": _NUMBER,
     "output_limit": _NUMBER,
 }
-TASK_KEYS = {"task": _TEXT, "title": _TEXT, "rules": _LIST, "cases": _LIST, **_SHARED_KEYS}
+TASK_KEYS = {"task": _TEXT, "title": _TEXT, "rules": _LIST, "uses_files": _LIST, "cases": _LIST, **_SHARED_KEYS}
 CASE_KEYS = {
     "name": _TEXT,
     "input": _TEXT,
@@ -46,6 +46,8 @@ CASE_KEYS = {
     "hidden": _BOOL,
     "hint": _TEXT,
     "points": _NUMBER,
+    "repeat": ((int,), "a whole number"),
+    "min_distinct": ((int,), "a whole number"),
     **_SHARED_KEYS,
 }
 RULE_KINDS = ("operator", "name", "import", "format_spec")
@@ -177,7 +179,18 @@ class _Validator:
             cases=tuple(cases),
             rules=rules,
             source=self.shown,
+            uses_files=self.uses_files(data, task_id),
         )
+
+    def uses_files(self, data: _Mapping, task_id: str) -> tuple:
+        names = data.get("uses_files", [])
+        line = data.key_lines.get("uses_files", data.line)
+        for name in names:
+            if not isinstance(name, str) or not name.isidentifier():
+                self.fail(line, f"'uses_files' lists task ids such as make_move (file names without .py), not {name!r}")
+            if name == task_id:
+                self.fail(line, f"'uses_files' cannot list the task itself ({task_id})")
+        return tuple(names)
 
     def settings(self, data: _Mapping, inherited: Optional[dict]) -> dict:
         """Checker, options and limits of a task (inherited None) or of a case."""
@@ -194,6 +207,9 @@ class _Validator:
                 result[key] = data[key]
         if "checker" in data and "checker_options" not in data:
             result["checker_options"] = {}
+        elif inherited is not None and "checker_options" in data and "checker" not in data:
+            # a case's options complete the task's (e.g. the task sets a tolerance, the case a board)
+            result["checker_options"] = {**inherited["checker_options"], **data["checker_options"]}
         name = result["checker"]
         line = data.key_lines.get("checker", data.line)
         checker = self.checkers.get(name)
@@ -201,7 +217,7 @@ class _Validator:
             close = difflib.get_close_matches(name, self.checkers.names(), n=1)
             guess = f" (did you mean '{close[0]}'?)" if close else ""
             self.fail(line, f"unknown checker '{name}'{guess}; known checkers: {', '.join(self.checkers.names())}")
-        for error in checker.option_errors(result["checker_options"]):
+        for error in checker.option_errors(result["checker_options"], complete=inherited is not None):
             self.fail(data.key_lines.get("checker_options", line), error)
         for key in ("time_limit", "memory_limit", "output_limit"):
             if key in data:
@@ -244,17 +260,31 @@ class _Validator:
         self.check_keys(item, CASE_KEYS, label)
         if "name" not in item or not item["name"].strip():
             self.fail(item.line, "this case has no 'name': give it one that says what it checks")
-        case_input = self.text_or_file(item, "input", label)
-        expected = self.expected(item, label)
         settings = self.settings(item, defaults)
         checker = self.checkers.get(settings["checker"])
+        if checker.interactive:
+            for key in ("input", "input_file", "expected", "expected_file"):
+                if key in item:
+                    self.fail(
+                        item.key_lines[key],
+                        f"'{key}' is not used {label}: the checker '{checker.name}' plays against the program "
+                        "and takes everything from checker_options",
+                    )
+            case_input, expected = "", ()
+        else:
+            case_input = self.text_or_file(item, "input", label)
+            if checker.needs_expected or "expected" in item or "expected_file" in item:
+                expected = self.expected(item, label)
+            else:
+                expected = ()
         if checker.validate_expected:
             for text in expected:
                 error = checker.validate_expected(text, settings["checker_options"])
                 if error:
                     self.fail(item.key_lines.get("expected", item.line), f"{error} {label}")
-        if not case_input.endswith("\n"):
+        if case_input and not case_input.endswith("\n"):
             case_input += "\n"
+        repeat, min_distinct = self.repetition(item, label)
         return Case(
             name=item["name"].strip(),
             input=case_input,
@@ -270,7 +300,23 @@ class _Validator:
             hint=item.get("hint", ""),
             points=item.get("points", 1),
             line=item.line,
+            repeat=repeat,
+            min_distinct=min_distinct,
         )
+
+    def repetition(self, item: _Mapping, label: str) -> tuple:
+        """(repeat, min_distinct): run the case that many times; need that many different answers."""
+        repeat = item.get("repeat", 1)
+        if repeat < 1:
+            self.fail(item.key_lines["repeat"], f"'repeat' {label} must be 1 or more")
+        min_distinct = item.get("min_distinct", 0)
+        if "min_distinct" in item and not 1 <= min_distinct <= repeat:
+            self.fail(
+                item.key_lines["min_distinct"],
+                f"'min_distinct' {label} must be between 1 and 'repeat' ({repeat}): the runs are where "
+                "different answers can appear",
+            )
+        return repeat, min_distinct
 
     def text_or_file(self, item: _Mapping, key: str, label: str) -> str:
         file_key = f"{key}_file"

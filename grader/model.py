@@ -103,6 +103,8 @@ class Case:
     hint: str = ""
     points: float = 1.0
     line: int = 0
+    repeat: int = 1
+    min_distinct: int = 0
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,7 @@ class Task:
     cases: Tuple[Case, ...]
     rules: Tuple[Rule, ...] = ()
     source: str = ""
+    uses_files: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,7 @@ class RunResult:
     timed_out: bool = False
     output_limit_hit: bool = False
     workdir: str = ""
+    waiting_for_input: bool = False
 
 
 @dataclass(frozen=True)
@@ -152,7 +156,10 @@ class CheckOutcome:
 
 @dataclass(frozen=True)
 class Difference:
-    """Where the actual output first departs from the expected one (1-based line and column)."""
+    """Where the actual output first departs from the expected one (1-based line and column).
+
+    Column 0 means the whole line (a broken rule of a game, not one character).
+    """
 
     line: int
     column: int
@@ -171,6 +178,7 @@ class CaseResult:
     expected: str = ""
     difference: Optional[Difference] = None
     actual_note: str = ""
+    game: bool = False  # ``actual`` is the transcript of an interactive game
 
     @property
     def accepted(self) -> bool:

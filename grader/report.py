@@ -99,8 +99,10 @@ def shown_lines(text: str, mark_line: int = 0, mark_column: int = 0) -> Tuple[Sh
             shown.append(ShownLine(0, "", "", "", False, gap=skipped))
             skipped = 0
         number = index + 1
-        if number == mark_line:
-            column = max(mark_column - 1, 0)
+        if number == mark_line and mark_column <= 0:  # the whole line, no single character
+            shown.append(ShownLine(number, visible(raw), "", "", True))
+        elif number == mark_line:
+            column = mark_column - 1
             before, rest = raw[:column], raw[column:]
             shown.append(ShownLine(number, visible(before), visible(rest[:1]) or "⏎", visible(rest[1:]), True))
         else:
@@ -110,6 +112,10 @@ def shown_lines(text: str, mark_line: int = 0, mark_column: int = 0) -> Tuple[Sh
     if mark_line > len(lines):
         shown.append(ShownLine(mark_line, "", "(nothing here)", "", True))
     return tuple(shown)
+
+
+def _marked(text: str, diff) -> Tuple[ShownLine, ...]:
+    return shown_lines(text, diff.line if diff else 0, diff.column if diff else 0)
 
 
 def task_view(result: TaskResult, page: str) -> TaskView:
@@ -132,7 +138,7 @@ def task_view(result: TaskResult, page: str) -> TaskView:
                 actual_lines=shown_lines(case.actual, diff.line if diff else 0, diff.column if diff else 0)
                 if show
                 else (),
-                expected_alternatives=len(case.case.expected) - 1,
+                expected_alternatives=max(len(case.case.expected) - 1, 0),
                 missing_final_newline=bool(case.actual) and not case.actual.endswith("\n"),
             )
         )

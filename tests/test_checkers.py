@@ -129,7 +129,7 @@ def test_checker(checker, expected, actual, options, verdict, words):
 
 
 def test_builtin_checker_names():
-    assert builtin_checkers().names() == ["float", "json", "regex", "text", "tokens"]
+    assert builtin_checkers().names() == ["float", "json", "nim_game", "optimal_move", "regex", "text", "tokens"]
 
 
 def test_each_call_gives_a_fresh_registry():

@@ -13,7 +13,7 @@ import pytest
 from conftest import PROJECT, mutate, solution
 from grader.cli import main
 
-TASKS = ["bin_num", "bitwise_xor", "exclusive_or", "make_move", "nim_sum", "present_board"]
+TASKS = sorted(p.stem for p in (PROJECT / "testcases").glob("*.yaml"))
 
 
 def check(*args, tmp_path):
@@ -36,7 +36,7 @@ def test_every_stub_is_rejected_with_exit_1(tmp_path, capsys):
     assert check(PROJECT / "exercises", tmp_path=tmp_path) == 1
     rows = capsys.readouterr().out.splitlines()[1:-1]
     assert len(rows) == len(TASKS)
-    assert all(row.split()[2].startswith("0/") for row in rows)
+    assert all(row.split()[1] != "accepted" for row in rows)
 
 
 def test_json_follows_the_spec(tmp_path, capsys):

@@ -1,0 +1,57 @@
+"""Checkers that know the rules of Nim, registered under their names by ``builtin_checkers``.
+
+``optimal_move``: the output is a move ``[row, elements]`` for the case's board (its input); it
+must be legal and, from an N-position, leave nim-sum 0. Several answers are right, so it needs no
+``expected``.
+"""
+
+from __future__ import annotations
+
+import json
+
+from grader import nim
+from grader.model import CheckOutcome, Verdict
+
+
+def check_optimal_move(actual: str, expected: str, case_input: str) -> CheckOutcome:
+    """Is ``actual`` a right move on the board ``case_input`` (a JSON list)?"""
+    board = json.loads(case_input)
+    move = _parse_move(actual)
+    if isinstance(move, str):
+        return CheckOutcome(Verdict.WRONG_ANSWER, move)
+    problem = nim.why_illegal(board, move)
+    if problem:
+        return CheckOutcome(Verdict.WRONG_ANSWER, f"Your move {_show(move)} is illegal: {problem}.")
+    before = nim.nim_sum(board)
+    if before == 0:
+        return CheckOutcome(Verdict.ACCEPTED)
+    left = nim.nim_sum(nim.apply(board, move))
+    if left == 0:
+        return CheckOutcome(Verdict.ACCEPTED)
+    winning = nim.winning_moves(board)
+    return CheckOutcome(
+        Verdict.WRONG_ANSWER,
+        f"This board has nim-sum {before} (an N-position), so the move must leave nim-sum 0, but "
+        f"your move {_show(move)} leaves nim-sum {left}. For example {_show(winning[0])} leaves 0 "
+        f"(this board has {len(winning)} such move{'s' if len(winning) != 1 else ''}).",
+    )
+
+
+def _parse_move(actual: str):
+    """``(row, elements)``, or a sentence saying why the output is not a move."""
+    text = actual.strip()
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        if len(text.splitlines()) > 1:
+            return "Your program printed several lines: leftover debug prints? Print only the move."
+        return f'Your output "{text[:80]}" is not a move: print it as JSON, e.g. [2, 3] (row 2, take 3).'
+    if not (
+        isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value)
+    ):
+        return f"Your output {json.dumps(value)} is not a move: a move is [row, elements], two whole numbers."
+    return value[0], value[1]
+
+
+def _show(move) -> str:
+    return f"[{move[0]}, {move[1]}]"
