@@ -179,9 +179,7 @@ class NimGameSession:
             return Problem(f"After {self.last_move} your program did not show the board.", last)
         if not self.winner:
             if any(self.board):
-                return Problem(
-                    "Your program ended before the game was over: the board still has objects on it.", last
-                )
+                return Problem("Your program ended before the game was over: the board still has objects on it.", last)
             return Problem(
                 f"The board is empty but your program did not announce the winner: print "
                 f"'{self.last_mover} wins!' ({self.last_mover} took the last object).",
@@ -191,10 +189,7 @@ class NimGameSession:
 
     def _timeout_message(self, run: RunResult) -> str:
         if self.winner:
-            return (
-                "After announcing the winner your program kept running. It must end by itself when "
-                "the game is over."
-            )
+            return "After announcing the winner your program kept running. It must end by itself when the game is over."
         if run.waiting_for_input and (self.waited_without_prompt or not self.prompt_pending):
             return (
                 "Your program is waiting for input, but it did not ask for it with a prompt that "
@@ -343,8 +338,7 @@ class NimGameSession:
             self._fail(f"After {self.last_move} your program did not show the (empty) board.", number)
         elif name != self.last_mover:
             self._fail(
-                f"Your program announced {name} as the winner, but {self.last_mover} took the last object "
-                "and wins.",
+                f"Your program announced {name} as the winner, but {self.last_mover} took the last object and wins.",
                 number,
             )
         else:

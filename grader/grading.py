@@ -84,29 +84,42 @@ def _all_cases(task: Task, shown: str, problem: SourceProblem) -> TaskResult:
     return TaskResult(task=task, file=shown, cases=cases, problem=problem)
 
 
-def grade_case(case: Case, program: Program, context: GradingContext, shown: str) -> CaseResult:
-    """Run ``program`` on one case (``repeat`` times) and decide its verdict."""
+def grade_case(case: Case, program: Program, context: GradingContext, shown: str, parallel_runs: int = 1) -> CaseResult:
+    """Run ``program`` on one case (``repeat`` times, up to ``parallel_runs`` at once) and decide.
+
+    The first run that is not accepted decides; when all are, ``min_distinct`` asks for enough
+    different answers among them.
+    """
     checker = context.checkers.get(case.checker)
-    answers = []
-    result = None
-    for run in range(1, case.repeat + 1):
-        result = _one_run(case, checker, program, context, shown)
+
+    def one(_: int) -> CaseResult:
+        return _one_run(case, checker, program, context, shown)
+
+    if case.repeat > 1 and parallel_runs > 1:
+        with ThreadPoolExecutor(max_workers=min(parallel_runs, case.repeat)) as pool:
+            results = list(pool.map(one, range(case.repeat)))
+    else:
+        results = []
+        for run in range(case.repeat):
+            results.append(one(run))
+            if not results[-1].accepted:
+                break
+    for run, result in enumerate(results, start=1):
         if not result.accepted:
             if case.repeat > 1 and not case.hidden:
                 result = replace(result, message=f"Run {run} of {case.repeat}: {result.message}")
             return result
-        answers.append(answer_key(result.actual))
-    distinct = sorted(set(answers))
+    result = results[-1]
+    distinct = sorted({answer_key(r.actual) for r in results})
     if len(distinct) < case.min_distinct:
         if case.hidden:
             message = _hidden_message(Verdict.WRONG_ANSWER, answer_found=False)
         else:
-            shown_answers = ", ".join(distinct[:5])
             message = (
                 f"All {case.repeat} runs gave a right answer, but only {len(distinct)} different "
-                f"one{'s' if len(distinct) != 1 else ''} ({shown_answers}); this case has several right "
-                f"answers and needs at least {case.min_distinct} different ones over the runs. Choose at "
-                "random among all the right answers (for example with random.choice)."
+                f"one{'s' if len(distinct) != 1 else ''} ({', '.join(distinct[:5])}); this case has several "
+                f"right answers and needs at least {case.min_distinct} different ones over the runs. Choose "
+                "at random among all the right answers (for example with random.choice)."
             )
         if case.hint:
             message = f"{message} Hint: {case.hint}"

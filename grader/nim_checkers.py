@@ -46,9 +46,7 @@ def _parse_move(actual: str):
         if len(text.splitlines()) > 1:
             return "Your program printed several lines: leftover debug prints? Print only the move."
         return f'Your output "{text[:80]}" is not a move: print it as JSON, e.g. [2, 3] (row 2, take 3).'
-    if not (
-        isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value)
-    ):
+    if not (isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value)):
         return f"Your output {json.dumps(value)} is not a move: a move is [row, elements], two whole numbers."
     return value[0], value[1]
 

@@ -14,8 +14,7 @@ import pytest
 
 from grader.checkers import CheckerRegistry
 from grader.errors import GraderError
-from grader.execute import Program
-from grader.grading import GradingContext, grade_case, grade_file
+from grader.grading import GradingContext, grade_case, grade_file, program_for
 from grader.loader import course_checkers, load_task
 from grader.model import Verdict
 from grader.source import inspect_source
@@ -75,8 +74,8 @@ class CaseItem(pytest.Item):
         problem = inspect_source(self.solution.read_bytes(), self.task.rules)
         if problem is not None:
             raise CaseFailure(f"{self.solution}: {problem.verdict.value}: {problem.message}")
-        program = Program(python=self.context.python, script=self.solution, run_name=f"{self.task.id}.py")
-        result = grade_case(self.case, program, self.context, str(self.solution))
+        program, _ = program_for(self.task, self.solution, self.context.python)
+        result = grade_case(self.case, program, self.context, str(self.solution), parallel_runs=self.context.jobs)
         if not result.accepted:
             raise CaseFailure(
                 f"{self.solution} got {result.verdict.value} on '{self.case.name}' "

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from conftest import PROJECT, mutate, solution
-from grader.model import Verdict
+from grader.grading import grade_case, program_for
+from grader.model import Limits, Verdict
 
 
 def failing(result):
@@ -83,11 +86,14 @@ def test_missing_colon_is_a_syntax_error_with_a_hint(grade):
     assert "colon" in result.problem.message
 
 
-def test_endless_loop_is_a_time_limit_with_causes(grade):
-    source = mutate("exclusive_or", "    if a == b:\n", "    while True:\n        pass\n    if a == b:\n")
-    result = grade("exclusive_or", source)
+def test_endless_loop_is_a_time_limit_with_causes(tmp_path, course, context):
+    path = tmp_path / "exclusive_or.py"
+    path.write_text(mutate("exclusive_or", "    if a == b:\n", "    while True:\n        pass\n    if a == b:\n"))
+    case = replace(course["exclusive_or"].cases[0], limits=Limits(time_s=0.5))
+    program, _ = program_for(course["exclusive_or"], path, context.python)
+    result = grade_case(case, program, context, str(path))
     assert result.verdict is Verdict.TIME_LIMIT_EXCEEDED
-    assert "loop that never ends" in failing(result).message
+    assert "0.5 seconds" in result.message and "loop that never ends" in result.message
 
 
 def test_changed_board_is_a_runtime_error_that_says_so(grade):
