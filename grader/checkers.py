@@ -151,12 +151,30 @@ def significant_lines(text: str) -> list:
     return lines
 
 
-def quote(text: str, limit: int = 80) -> str:
-    """``text`` in double quotes for a message, shortened in the middle when long."""
+def visible(text: str, spaces: bool = False) -> str:
+    """White space a student cannot see, made visible: tabs as →, CR as \\r, and spaces as ·
+    (every space with ``spaces=True``, else only those at the end of the line)."""
+    text = text.replace("\t", "→").replace("\r", "\\r")
+    if spaces:
+        return text.replace(" ", "·")
+    stripped = text.rstrip(" ")
+    return stripped + "·" * (len(text) - len(stripped))
+
+
+def quote(text: str, limit: int = 80, spaces: bool = False) -> str:
+    """``text`` in double quotes for a message, white space made visible, shortened when long."""
     if len(text) > limit:
         half = limit // 2 - 2
         text = text[:half] + " ... " + text[-half:]
-    return '"' + text + '"'
+    return '"' + visible(text, spaces) + '"'
+
+
+def _first_column(mine: str, theirs: str) -> int:
+    """The 1-based column where two lines first differ."""
+    for index, (a, b) in enumerate(zip(mine, theirs)):
+        if a != b:
+            return index + 1
+    return min(len(mine), len(theirs)) + 1
 
 
 def _extra_lines_message(actual: list, expected: list) -> Optional[str]:
@@ -200,8 +218,9 @@ def _spacing_message(got: list, want: list) -> str:
     for number, (mine, theirs) in enumerate(zip(got, want), start=1):
         if mine != theirs:
             return (
-                f"The words are right but the spacing differs on line {number}: expected "
-                f"{quote(theirs)}, your program printed {quote(mine)}. Check spaces and line breaks."
+                f"The words are right but the spacing differs on line {number} from column "
+                f"{_first_column(mine, theirs)}: expected {quote(theirs, spaces=True)}, your program printed "
+                f"{quote(mine, spaces=True)} (· is a space, → a tab). Check spaces and line breaks."
             )
     return (
         f"The words are right but they are split over {len(got)} lines instead of {len(want)}. Check your line breaks."
@@ -211,7 +230,10 @@ def _spacing_message(got: list, want: list) -> str:
 def _first_line_message(got: list, want: list) -> str:
     for number, (mine, theirs) in enumerate(zip(got, want), start=1):
         if mine != theirs:
-            return f"Line {number} differs: expected {quote(theirs)}, your program printed {quote(mine)}."
+            return (
+                f"Line {number} differs from column {_first_column(mine, theirs)}: expected {quote(theirs)}, "
+                f"your program printed {quote(mine)}."
+            )
     if len(got) < len(want):
         return (
             f"Your output stops after {len(got)} line{'s' if len(got) != 1 else ''}; "
@@ -336,11 +358,30 @@ def check_json(actual: str, expected: str, case_input: str) -> CheckOutcome:
     if where is None:
         return ACCEPTED
     path, mine, theirs = where
-    place = f" at {path}" if path else ""
+    place = f" in {_path_words(path)}" if path and path != "the top level" else ""
+    if isinstance(mine, list) and isinstance(theirs, list) and len(mine) != len(theirs):
+        where_list = f"The list{place}" if place else "Your list"
+        return CheckOutcome(
+            Verdict.WRONG_ANSWER,
+            f"{where_list} has {len(mine)} item{'s' if len(mine) != 1 else ''}; {len(theirs)} "
+            f"{'were' if len(theirs) != 1 else 'was'} expected: expected {quote(_dump(theirs))}, your program "
+            f"printed {quote(_dump(mine))}.",
+        )
     return CheckOutcome(
         Verdict.WRONG_ANSWER,
         f"Your answer differs{place}: expected {quote(_dump(theirs))}, your program printed {quote(_dump(mine))}.",
     )
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value)
+
+
+def _path_words(path: str) -> str:
+    """``[0][2]`` → ``item 3 of item 1 (counting from 1)``: where in a JSON answer, for a person."""
+    parts = re.findall(r"\[([^\]]*)\]", path)
+    words = [f"item {int(p) + 1}" if p.isdigit() else f"key {p}" for p in parts]
+    return " of ".join(reversed(words)) + " (counting from 1)"
 
 
 def _is_json_of(line: str, want: Any) -> bool:
@@ -348,10 +389,6 @@ def _is_json_of(line: str, want: Any) -> bool:
         return _json_difference(json.loads(line), want, "") is None
     except json.JSONDecodeError:
         return False
-
-
-def _dump(value: Any) -> str:
-    return json.dumps(value)
 
 
 def _not_json_message(actual: str, error: json.JSONDecodeError) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 import traceback
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -44,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="print the JSON results on standard output")
     check.add_argument("--python", default=sys.executable, metavar="EXE", help="interpreter that runs the submissions")
     check.add_argument("--course", metavar="DIR", help="folder holding testcases/ (default: this project)")
+    check.add_argument("--watch", action="store_true", help="grade again whenever a file is saved (Ctrl-C stops)")
     check.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="cases run at once")
     check.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     return parser
@@ -115,16 +117,59 @@ def _check(args) -> int:
         raise UsageError(f"--python {args.python}: this interpreter cannot be run, or is not Python 3.")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1.")
-    context = GradingContext(checkers=course_checkers(course), python=args.python, jobs=args.jobs)
-    results: List[TaskResult] = [grade_file(task, path, context, str(path)) for task, path in pairs]
-    index = _write_report(results, Path(args.report), f"graded with Python {version}")
-    text_out = sys.stderr if args.json else sys.stdout
+    context = GradingContext(checkers=course_checkers(course), python=args.python, jobs=args.jobs, course=course)
     for line in notes:
         print(line, file=sys.stderr)
-    print(report.terminal_table(results, index), file=text_out)
-    if args.json:
-        print(report.json_text(results))
-    return 0 if all(r.verdict is Verdict.ACCEPTED for r in results) else 1
+
+    def grade_all() -> int:
+        results: List[TaskResult] = [grade_file(task, path, context, str(path)) for task, path in pairs]
+        index = _write_report(results, Path(args.report), f"graded with Python {version}")
+        print(report.terminal_table(results, index), file=sys.stderr if args.json else sys.stdout, flush=True)
+        if args.json:
+            print(report.json_text(results), flush=True)
+        return 0 if all(r.verdict is Verdict.ACCEPTED for r in results) else 1
+
+    status = grade_all()
+    if not args.watch:
+        return status
+    files = [path for _, path in pairs]
+    count = f"{len(files)} file{'s' if len(files) != 1 else ''}"
+    print(f"Watching {count}: save to grade again, Ctrl-C to stop.", flush=True)
+    return watch(files, grade_all)
+
+
+def watch(files: Sequence[Path], grade_all, poll_s: float = 0.3, rounds: Optional[int] = None) -> int:
+    """Call ``grade_all()`` again whenever one of ``files`` changes; stop on Ctrl-C (or after ``rounds``).
+
+    Returns the status of the last grading. Changes are seen by modification time and size.
+    """
+
+    def stamps():
+        found = {}
+        for path in files:
+            try:
+                info = path.stat()
+                found[path] = (info.st_mtime_ns, info.st_size)
+            except OSError:
+                found[path] = None
+        return found
+
+    status, seen, done = 0, stamps(), 0
+    try:
+        while rounds is None or done < rounds:
+            time.sleep(poll_s)
+            now = stamps()
+            if now == seen:
+                continue
+            seen = now
+            time.sleep(poll_s)  # let the editor finish writing
+            changed = ", ".join(str(p) for p in files)
+            print(f"\n--- {time.strftime('%H:%M:%S')}: grading {changed} again ---", flush=True)
+            status = grade_all()
+            done += 1
+    except KeyboardInterrupt:
+        print("Stopped watching.")
+    return status
 
 
 def _write_report(results: List[TaskResult], folder: Path, note: str) -> Path:

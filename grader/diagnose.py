@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 _FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<where>.+)$')
+# faulthandler's stack dump at the time limit: "Timeout (0:00:01.8)!", then frames, newest first.
+_DUMP_START = re.compile(r"^(Timeout \(|Thread 0x|Current thread 0x)")
+_DUMP_FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<where>.+)$')
 _EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<text>.*))?$")
 
 _HINTS = {
@@ -52,6 +55,8 @@ def student_traceback(stderr: str, workdir: str, shown_name: str) -> str:
     kept: List[str] = []
     skip_source = False
     for line in lines:
+        if _DUMP_START.match(line) or _DUMP_FRAME.match(line):
+            continue  # the time-limit stack dump: the message says where the program was
         frame = _FRAME.match(line)
         if frame:
             inside = bool(workdir) and frame.group("file").startswith(workdir)
@@ -94,15 +99,40 @@ def find_crash(stderr: str, workdir: str) -> Optional[Crash]:
     return Crash(exception=name, text=(match.group("text") or "").strip(), line=line_no, source=source)
 
 
-def crash_message(crash: Crash) -> str:
-    """``Your program crashed with IndexError (...) on line 12: `board[row]`.`` plus a hint."""
+def crash_message(crash: Crash, own_files: Sequence[str] = ()) -> str:
+    """``Your program crashed with IndexError (...) on line 12: `board[row]`.`` plus a hint.
+
+    ``own_files`` are the student's exercise files the program may import (task ids).
+    """
     what = crash.exception + (f" ({crash.text})" if crash.text else "")
     where = f" on line {crash.line}" if crash.line else ""
     code = f": {crash.source}" if crash.source else ""
     hint = _HINTS.get(crash.exception, "")
+    missing = re.fullmatch(r"No module named '([\w.]+)'", crash.text)
+    if crash.exception == "ModuleNotFoundError" and missing and missing.group(1) in own_files:
+        hint = (
+            f"This file imports your {missing.group(1)}.py: put {missing.group(1)}.py (your answer to that "
+            "exercise) in the same folder as this file."
+        )
     if crash.exception == "RuntimeError" and "changed the board" in crash.text:
         hint = "Build and return a new list (e.g. new_board = list(board)) instead of changing the one you were given."
     return f"Your program crashed with {what}{where}{code}. {hint}".strip()
+
+
+def stopped_at(stderr: str, workdir: str) -> int:
+    """The student's line where the program was when the time limit came (0 when unknown).
+
+    Read from the stack that faulthandler writes just before the limit (newest frame first).
+    """
+    in_dump = False
+    for line in stderr.splitlines():
+        if line.startswith("Timeout ("):
+            in_dump = True
+            continue
+        frame = _DUMP_FRAME.match(line) if in_dump else None
+        if frame and workdir and frame.group("file").startswith(workdir):
+            return int(frame.group("line"))
+    return 0
 
 
 def is_memory_error(stderr: str) -> bool:

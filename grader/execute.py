@@ -41,7 +41,10 @@ if resource is not None:
                 resource.setrlimit(_kind, (_value, _value))
             except (ValueError, OSError):
                 pass
+import faulthandler
 import runpy
+# Just before the time limit, write where the program is (its stack) to stderr.
+faulthandler.dump_traceback_later({dump_after!r}, exit=False)
 sys.argv = [{script!r}]
 sys.path.insert(0, {folder!r})
 del sys, resource
@@ -68,13 +71,15 @@ class Program:
     """What to run: ``script`` copied into the working folder as ``run_name``, run by ``python``.
 
     ``companions`` are other files copied beside it under their own names (exercise files that
-    the program imports).
+    the program imports); ``own_modules`` names every such file it may import, present or not,
+    so that messages can tell a missing one from a module that does not exist.
     """
 
     python: str
     script: Path
     run_name: str
     companions: Tuple[Path, ...] = ()
+    own_modules: Tuple[str, ...] = ()
 
 
 class Session(Protocol):
@@ -171,7 +176,8 @@ class _Workdir:
 
 
 def _captures(limits: Limits) -> Tuple[_Capture, _Capture]:
-    return _Capture(limits.output_bytes), _Capture(limits.stderr_bytes // 2, tail=limits.stderr_bytes // 2)
+    # Output past the limit stops the program; its last bytes are kept to show how the flood ended.
+    return _Capture(limits.output_bytes, tail=2048), _Capture(limits.stderr_bytes // 2, tail=limits.stderr_bytes // 2)
 
 
 def _start(python: str, workdir: str, script: str, limits: Limits, unbuffered: bool):
@@ -182,7 +188,8 @@ def _start(python: str, workdir: str, script: str, limits: Limits, unbuffered: b
         ("RLIMIT_FSIZE", _FILE_SIZE_LIMIT),
         ("RLIMIT_CORE", 0),
     )
-    bootstrap = _BOOTSTRAP.format(limits=rlimits, script=script, folder=workdir)
+    dump_after = max(limits.time_s - 0.2, limits.time_s * 0.85)
+    bootstrap = _BOOTSTRAP.format(limits=rlimits, script=script, folder=workdir, dump_after=dump_after)
     flags = ["-I", "-X", "utf8"] + (["-u"] if unbuffered else [])
     env = {"PATH": os.environ.get("PATH", ""), "HOME": workdir, "LANG": "C.UTF-8", "TMPDIR": workdir}
     if os.name == "nt":

@@ -17,8 +17,8 @@ from grader import nim
 from grader.execute import END_OF_INPUT, EndOfInput
 from grader.model import RunResult, Verdict
 
-_ROW = re.compile(r"(\d+):((?: X)*)")
-_COMPUTER_MOVE = re.compile(r"(?P<name>.+?) removes (?P<elements>-?\d+) from row (?P<row>-?\d+)\W*")
+_ROW = re.compile(r"([0-9]+):((?: X)*)")
+_COMPUTER_MOVE = re.compile(r"(?P<name>.+?) removes (?P<elements>-?[0-9]+) from row (?P<row>-?[0-9]+)\W*")
 _WINNER = re.compile(r"(?P<name>.+?) wins!?")
 HUMAN_MODES = ("script", "random", "perfect")
 THEN_MODES = ("eof", "random", "perfect")
@@ -97,6 +97,8 @@ class NimGameSession:
         self.winner = ""
         self.input_ended = False
         self.waited_without_prompt = False
+        self.typed_any = False
+        self.prompt_line: Optional[Tuple[str, int]] = None  # the last "make a move" line since input
         self.problem: Optional[Problem] = None
         self.moves = 0
 
@@ -119,10 +121,16 @@ class NimGameSession:
             return None
         if self.setup:
             return self._type(self.setup.pop(0))
-        if "make a move" in self.partial and not self.prompt_pending:
+        # A line that mentions "make a move" is the prompt only if the program then waits for input
+        # (an explanation printed earlier is not); the prompt may end without a newline.
+        if "make a move" in self.partial:
+            self.prompt_line = (self.partial, self._current_line())
+        if self.prompt_line is not None and not self.prompt_pending:
             self._end_display()
+            line, number = self.prompt_line
+            self.prompt_line = None
             if not self.problem:
-                self._prompt(self.partial, self._current_line())
+                self._prompt(line, number)
         if self.problem:
             return None
         if not self.prompt_pending:
@@ -156,6 +164,8 @@ class NimGameSession:
         """
         if self.problem:
             return self.problem
+        if self.partial.strip():  # a last line printed without a newline still counts
+            self._line(self.partial, self._current_line())
         self._end_display()
         if self.problem:
             return self.problem
@@ -208,6 +218,7 @@ class NimGameSession:
     def _type(self, line: str) -> str:
         self.text += line + "\n"
         self.partial = ""
+        self.prompt_line = None
         return line
 
     def _fail(self, message: str, line: int) -> None:
@@ -226,12 +237,12 @@ class NimGameSession:
         if stripped == "Nim:":
             self.display, self.display_line = [], number
         elif "make a move" in line:
-            self._prompt(line, number)
+            self.prompt_line = (line, number)
         elif stripped.startswith("Illegal move"):
             self._illegal(number)
         elif _COMPUTER_MOVE.fullmatch(stripped):
             self._computer_move(_COMPUTER_MOVE.fullmatch(stripped), number)
-        elif _WINNER.fullmatch(stripped):
+        elif _WINNER.fullmatch(stripped) and _WINNER.fullmatch(stripped).group("name").strip() in self.players:
             self._winner(_WINNER.fullmatch(stripped).group("name").strip(), number)
 
     def _end_display(self) -> None:
@@ -293,6 +304,8 @@ class NimGameSession:
             self.pending_illegal = False
             self.after_illegal = True
             return
+        if not self.typed_any:
+            return  # before any move, e.g. instructions such as "Illegal moves are refused."
         self._fail(
             f"Your program said 'Illegal move', but {self.last_move or 'the move'} was legal.",
             number,
@@ -362,6 +375,7 @@ class NimGameSession:
         return self.rng.choice(_FORMS).format(*move)
 
     def _typed(self, typed: str) -> None:
+        self.typed_any = True
         player = self._player()
         move = nim.parse_typed_move(typed)
         self.after_illegal = False

@@ -7,10 +7,11 @@ the case's checker. A wrong answer is a result, never an exception.
 from __future__ import annotations
 
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import Optional, Sequence, Tuple
 
 from grader import diagnose
 from grader.checkers import CheckerRegistry, answer_key, significant_lines
@@ -20,13 +21,14 @@ from grader.model import (
     CaseResult,
     CheckOutcome,
     Difference,
+    Mistake,
     RunResult,
     SourceProblem,
     Task,
     TaskResult,
     Verdict,
 )
-from grader.source import inspect_source
+from grader.source import inspect_source, main_block_advice
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ class GradingContext:
     python: str
     runner: Runner = field(default_factory=SubprocessRunner)
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
+    course: Optional[Path] = None  # where the exercise files (stubs) are, to compare with
 
 
 def grade_file(task: Task, path: Path, context: GradingContext, shown: Optional[str] = None) -> TaskResult:
@@ -55,7 +58,26 @@ def grade_file(task: Task, path: Path, context: GradingContext, shown: Optional[
         notes += ("Your file is empty: start from the exercise file, which has the main block the grader talks to.",)
     with ThreadPoolExecutor(max_workers=max(1, context.jobs)) as pool:
         results = list(pool.map(lambda case: grade_case(case, program, context, shown), task.cases))
+    if any(r.verdict is Verdict.NO_OUTPUT for r in results):
+        results = _explain_silence(results, data, _stub(context, task))
     return TaskResult(task=task, file=shown, cases=tuple(results), notes=notes)
+
+
+def _stub(context: GradingContext, task: Task) -> Optional[bytes]:
+    if context.course is None:
+        return None
+    try:
+        return (context.course / "exercises" / f"{task.id}.py").read_bytes()
+    except OSError:
+        return None
+
+
+def _explain_silence(results, data: bytes, stub: Optional[bytes]) -> list:
+    """Cases with no output get the reason when the main block is missing or changed."""
+    advice = main_block_advice(data, stub)
+    if not advice:
+        return results
+    return [replace(r, message=advice) if r.verdict is Verdict.NO_OUTPUT else r for r in results]
 
 
 def program_for(task: Task, path: Path, python: str) -> Tuple[Program, Tuple[str, ...]]:
@@ -74,7 +96,14 @@ def program_for(task: Task, path: Path, python: str) -> Tuple[Program, Tuple[str
             f"{path.name} may import your other exercise files, but {names} "
             f"{'is' if len(missing) == 1 else 'are'} not in the same folder ({path.parent}).",
         )
-    return Program(python=python, script=path, run_name=f"{task.id}.py", companions=tuple(companions)), notes
+    program = Program(
+        python=python,
+        script=path,
+        run_name=f"{task.id}.py",
+        companions=tuple(companions),
+        own_modules=task.uses_files,
+    )
+    return program, notes
 
 
 def _all_cases(task: Task, shown: str, problem: SourceProblem) -> TaskResult:
@@ -135,8 +164,11 @@ def _one_run(case: Case, checker, program: Program, context: GradingContext, sho
         session = None
         run = context.runner.run(program, case.input.encode("utf-8"), case.limits)
     actual, note = _decode(run.stdout)
-    if run.stdout_bytes > len(run.stdout):
-        note = f"Only the first {len(run.stdout):,} of {run.stdout_bytes:,} bytes are shown. " + note
+    if run.output_limit_hit:
+        note = (
+            f"Your program printed at least {run.stdout_bytes:,} bytes before it was stopped; only the "
+            "start and the end are shown. " + note
+        )
     stderr, _ = _decode(run.stderr)
     hint_applies = True
     difference = None
@@ -147,16 +179,21 @@ def _one_run(case: Case, checker, program: Program, context: GradingContext, sho
             verdict, message = problem.verdict, problem.message
             difference = Difference(line=problem.line, column=0)  # the whole line
         else:
-            verdict, message = _run_verdict(run, stderr, case)
+            verdict, message = _run_verdict(run, stderr, case, own_files=program.own_modules)
             verdict = verdict or Verdict.ACCEPTED
     else:
-        verdict, message = _run_verdict(run, stderr, case)
+        source = _read_source(program.script) if run.timed_out else ""
+        verdict, message = _run_verdict(run, stderr, case, source, program.own_modules)
         if verdict is None:
             outcome = _check(case, actual, checker)
             verdict, message = outcome.verdict, outcome.message
             hint_applies = not outcome.answer_found and verdict is not Verdict.PRESENTATION_ERROR
     if case.hidden and verdict is not Verdict.ACCEPTED:
         message = _hidden_message(verdict, answer_found=not hint_applies)
+    known = _known_mistake(case, actual) if verdict is not Verdict.ACCEPTED else None
+    if known is not None:
+        message = f"{message} This is a common mistake: {known.hint}"
+        hint_applies = False
     if case.hint and hint_applies and verdict is not Verdict.ACCEPTED:
         message = f"{message} Hint: {case.hint}"
     expected = case.expected[0] if case.expected else ""
@@ -174,6 +211,19 @@ def _one_run(case: Case, checker, program: Program, context: GradingContext, sho
         actual_note=note,
         game=session is not None,
     )
+
+
+def _known_mistake(case: Case, actual: str) -> Optional[Mistake]:
+    """The first of the case's known mistakes that this output matches."""
+    if not actual.strip():
+        return None
+    normal = "\n".join(significant_lines(actual))
+    for mistake in case.mistakes:
+        if mistake.output is not None and normal == "\n".join(significant_lines(mistake.output)):
+            return mistake
+        if mistake.pattern is not None and re.search(mistake.pattern, actual):
+            return mistake
+    return None
 
 
 def _hidden_message(verdict: Verdict, answer_found: bool) -> str:
@@ -197,13 +247,32 @@ def _decode(data: bytes):
         )
 
 
-def _run_verdict(run: RunResult, stderr: str, case: Case):
+def _read_source(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _source_text(source: str, line: int) -> str:
+    lines = source.splitlines()
+    text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+    return f" ({text})" if text else ""
+
+
+def _run_verdict(run: RunResult, stderr: str, case: Case, source: str = "", own_files: Sequence[str] = ()):
     """(verdict, message) when the run itself failed, or (None, "") when its output is to be checked."""
     limits = case.limits
     if run.timed_out:
+        line = diagnose.stopped_at(stderr, run.workdir)
+        stopped = f"Your program was stopped after {limits.time_s:g} seconds (the time limit for this case)"
+        if line:
+            return Verdict.TIME_LIMIT_EXCEEDED, (
+                f"{stopped} while running line {line}{_source_text(source, line)}: is that inside a loop "
+                "that never ends?"
+            )
         return Verdict.TIME_LIMIT_EXCEEDED, (
-            f"Your program was stopped after {limits.time_s:g} seconds (the time limit for this case). "
-            "Is it waiting for more input than the case gives, or in a loop that never ends?"
+            f"{stopped}. Is it waiting for more input than the case gives, or in a loop that never ends?"
         )
     if run.output_limit_hit:
         return Verdict.OUTPUT_LIMIT_EXCEEDED, (
@@ -218,7 +287,7 @@ def _run_verdict(run: RunResult, stderr: str, case: Case):
     if run.exit_code != 0:
         crash = diagnose.find_crash(stderr, run.workdir)
         if crash is not None:
-            return Verdict.RUNTIME_ERROR, diagnose.crash_message(crash)
+            return Verdict.RUNTIME_ERROR, diagnose.crash_message(crash, own_files)
         if run.signal is not None:
             return (
                 Verdict.RUNTIME_ERROR,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import importlib.util
 import math
+import re
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional
 
@@ -17,7 +18,7 @@ import yaml
 
 from grader.checkers import CheckerRegistry, builtin_checkers
 from grader.errors import CaseFileError
-from grader.model import Case, Limits, Rule, Task
+from grader.model import Case, Limits, Mistake, Rule, Task
 from grader.rules import OPERATORS
 
 DEFAULT_LIMITS = Limits()
@@ -36,7 +37,15 @@ _SHARED_KEYS = {
     "memory_limit": _NUMBER,
     "output_limit": _NUMBER,
 }
-TASK_KEYS = {"task": _TEXT, "title": _TEXT, "rules": _LIST, "uses_files": _LIST, "cases": _LIST, **_SHARED_KEYS}
+TASK_KEYS = {
+    "task": _TEXT,
+    "title": _TEXT,
+    "rules": _LIST,
+    "uses_files": _LIST,
+    "mistakes": _LIST,
+    "cases": _LIST,
+    **_SHARED_KEYS,
+}
 CASE_KEYS = {
     "name": _TEXT,
     "input": _TEXT,
@@ -48,8 +57,10 @@ CASE_KEYS = {
     "points": _NUMBER,
     "repeat": ((int,), "a whole number"),
     "min_distinct": ((int,), "a whole number"),
+    "mistakes": _LIST,
     **_SHARED_KEYS,
 }
+MISTAKE_KEYS = {"output": _TEXT, "pattern": _TEXT, "hint": _TEXT}
 RULE_KINDS = ("operator", "name", "import", "format_spec")
 RULE_KEYS = {**{kind: _TEXT for kind in RULE_KINDS}, "instead": _TEXT, "min_args": _NUMBER}
 
@@ -161,6 +172,7 @@ class _Validator:
         if not data["cases"]:
             self.fail(data.key_lines["cases"], "'cases' is empty: a task needs at least one case")
         defaults = self.settings(data, None)
+        defaults["mistakes"] = self.mistakes(data, "in the task's mistakes")
         rules = tuple(self.rule(item, data.key_lines.get("rules")) for item in data.get("rules", []))
         cases = []
         seen: Dict[str, int] = {}
@@ -285,6 +297,7 @@ class _Validator:
         if case_input and not case_input.endswith("\n"):
             case_input += "\n"
         repeat, min_distinct = self.repetition(item, label)
+        mistakes = self.mistakes(item, f"in the mistakes {label}") + defaults["mistakes"]
         return Case(
             name=item["name"].strip(),
             input=case_input,
@@ -302,7 +315,29 @@ class _Validator:
             line=item.line,
             repeat=repeat,
             min_distinct=min_distinct,
+            mistakes=mistakes,
         )
+
+    def mistakes(self, data: _Mapping, label: str) -> tuple:
+        """Known wrong answers: each an exact ``output`` or a regex ``pattern``, with a ``hint``."""
+        found = []
+        for item in data.get("mistakes", []):
+            line = getattr(item, "line", data.key_lines.get("mistakes", data.line))
+            if not isinstance(item, _Mapping):
+                self.fail(line, f"each mistake {label} must be a mapping with output (or pattern) and hint")
+            self.check_keys(item, MISTAKE_KEYS, label)
+            if ("output" in item) == ("pattern" in item):
+                self.fail(item.line, f"a mistake {label} needs exactly one of 'output' and 'pattern'")
+            if "hint" not in item:
+                self.fail(item.line, f"a mistake {label} needs a 'hint': what to tell a student whose output matches")
+            if "pattern" in item:
+                try:
+                    re.compile(item["pattern"])
+                except re.error as error:
+                    what = f"'pattern' {label} is not a valid regular expression: {error}"
+                    self.fail(item.key_lines["pattern"], what)
+            found.append(Mistake(hint=item["hint"], output=item.get("output"), pattern=item.get("pattern")))
+        return tuple(found)
 
     def repetition(self, item: _Mapping, label: str) -> tuple:
         """(repeat, min_distinct): run the case that many times; need that many different answers."""

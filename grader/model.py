@@ -90,6 +90,15 @@ class Rule:
 
 
 @dataclass(frozen=True)
+class Mistake:
+    """A known wrong answer: an exact ``output`` or a regex ``pattern``, and the hint to show."""
+
+    hint: str
+    output: Optional[str] = None
+    pattern: Optional[str] = None
+
+
+@dataclass(frozen=True)
 class Case:
     """One test case, fully resolved: defaults applied, files read."""
 
@@ -105,6 +114,7 @@ class Case:
     line: int = 0
     repeat: int = 1
     min_distinct: int = 0
+    mistakes: Tuple[Mistake, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from typing import List, Optional, Sequence, Tuple
 Move = Tuple[int, int]  # (row counted from 1, elements taken)
 
 # What a player may type for a move: two integers, separated by spaces, a comma, or a comma and spaces.
-_TYPED_MOVE = re.compile(r"\s*([+-]?\d+)(?:\s*,\s*|\s+)([+-]?\d+)\s*")
+_TYPED_MOVE = re.compile(r"\s*([+-]?[0-9]+)(?:\s*,\s*|\s+)([+-]?[0-9]+)\s*")
 
 
 def nim_sum(board: Sequence[int]) -> int:

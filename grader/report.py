@@ -16,11 +16,13 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import jinja2
 
 from grader import __version__
+from grader.checkers import visible
 from grader.model import CaseResult, TaskResult, Verdict
 
 # Lines shown from a long output: its start, and this many around the first difference.
 _HEAD_LINES = 60
 _CONTEXT_LINES = 15
+_TAIL_LINES = 5
 
 
 @dataclass(frozen=True)
@@ -72,22 +74,15 @@ def _environment() -> jinja2.Environment:
     )
 
 
-def visible(text: str) -> str:
-    """Make white space a student cannot see visible: tabs as →, trailing spaces as ·, CR as \\r."""
-    text = text.replace("\t", "→").replace("\r", "\\r")
-    stripped = text.rstrip(" ")
-    return stripped + "·" * (len(text) - len(stripped))
-
-
 def shown_lines(text: str, mark_line: int = 0, mark_column: int = 0) -> Tuple[ShownLine, ...]:
     """``text`` as lines for a page, the (1-based) marked line split at its column; long texts cut."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    keep = set(range(min(len(lines), _HEAD_LINES)))
+    keep = set(range(min(len(lines), _HEAD_LINES))) | set(range(max(len(lines) - _TAIL_LINES, 0), len(lines)))
     if mark_line:
         keep |= set(range(max(mark_line - 1 - _CONTEXT_LINES, 0), min(mark_line + _CONTEXT_LINES, len(lines))))
-    if len(lines) <= _HEAD_LINES + 2 * _CONTEXT_LINES:
+    if len(lines) <= _HEAD_LINES + 2 * _CONTEXT_LINES + _TAIL_LINES:
         keep = set(range(len(lines)))
     shown: List[ShownLine] = []
     skipped = 0

@@ -95,3 +95,51 @@ def _syntax_hint(text: str, source_line: str, error: SyntaxError) -> str:
     if "Maybe you meant '=='" in text:
         return "To compare two values use ==; a single = stores a value."
     return ""
+
+
+def _main_blocks(tree: ast.AST) -> list:
+    """The top-level ``if __name__ == "__main__":`` blocks of a module."""
+    found = []
+    for node in getattr(tree, "body", []):
+        test = getattr(node, "test", None)
+        if (
+            isinstance(node, ast.If)
+            and isinstance(test, ast.Compare)
+            and isinstance(test.left, ast.Name)
+            and test.left.id == "__name__"
+            and any(isinstance(c, ast.Constant) and c.value == "__main__" for c in test.comparators)
+        ):
+            found.append(node)
+    return found
+
+
+def main_block_advice(data: bytes, stub: Optional[bytes]) -> str:
+    """Why a program that printed nothing may be silent: its main block is missing or changed.
+
+    ``stub`` is the exercise file the student started from (None when unknown). Returns a
+    sentence, or "" when the main block looks like the stub's.
+    """
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return ""
+    blocks = _main_blocks(tree)
+    if not blocks:
+        return (
+            'Your file has no main block (if __name__ == "__main__": at the end), so nothing reads the '
+            "test case or prints the answer. Copy the main block from the exercise file back to the end of "
+            "your file."
+        )
+    if stub is None:
+        return ""
+    try:
+        stub_blocks = _main_blocks(ast.parse(stub))
+    except (SyntaxError, ValueError):
+        return ""
+    if stub_blocks and ast.dump(blocks[-1]) != ast.dump(stub_blocks[-1]):
+        return (
+            'Your main block (if __name__ == "__main__": ...) is not the one in the exercise file, and your '
+            "program printed nothing. Put the exercise file's main block back unchanged: it reads the test "
+            "case and prints the answer."
+        )
+    return ""

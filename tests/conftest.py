@@ -22,7 +22,7 @@ def course():
 @pytest.fixture(scope="session")
 def context():
     """A grading context on the project's checkers and this interpreter."""
-    return GradingContext(checkers=course_checkers(PROJECT), python=sys.executable)
+    return GradingContext(checkers=course_checkers(PROJECT), python=sys.executable, course=PROJECT)
 
 
 @pytest.fixture

@@ -163,3 +163,32 @@ def test_no_command_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as stop:
         main([])
     assert stop.value.code == 2
+
+
+def test_watch_grades_again_when_the_file_is_saved(tmp_path):
+    work = tmp_path / "exclusive_or.py"
+    work.write_text("print(0)\n")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "grader", "check", str(work), "--watch", "--report", str(tmp_path / "r")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=PROJECT,
+    )
+    try:
+        lines = []
+        for line in process.stdout:
+            lines.append(line)
+            if line.startswith("Watching"):
+                break
+        assert any("wrong_answer" in line for line in lines)
+        work.write_text(solution("exclusive_or"))
+        for line in process.stdout:
+            lines.append(line)
+            if line.startswith("exclusive_or") and "accepted" in line:
+                break
+        assert any("again" in line for line in lines)
+        assert "accepted" in (tmp_path / "r" / "exclusive_or.html").read_text()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
