@@ -143,9 +143,12 @@ class CheckerRegistry:
 # -- text ---------------------------------------------------------------------------------------
 
 
-def significant_lines(text: str) -> list:
-    """The lines of ``text`` with trailing white space (``\\r`` included) and blank tail removed."""
-    lines = [line.rstrip() for line in text.split("\n")]
+def significant_lines(text: str, keep_spaces: bool = False) -> list:
+    """The lines of ``text`` with trailing white space (``\\r`` included) and blank tail removed.
+
+    With ``keep_spaces`` only the line ends (``\\r``) are removed from each line.
+    """
+    lines = [line.rstrip("\r") if keep_spaces else line.rstrip() for line in text.split("\n")]
     while lines and not lines[-1]:
         lines.pop()
     return lines
@@ -198,15 +201,22 @@ def _extra_lines_message(actual: list, expected: list) -> Optional[str]:
     return None
 
 
-def check_text(actual: str, expected: str, case_input: str) -> CheckOutcome:
+def check_text(actual: str, expected: str, case_input: str, *, trailing_space: bool = False) -> CheckOutcome:
     """Line by line; trailing white space on a line and trailing blank lines do not matter.
 
-    Output equal to the expected one except for other white space is a presentation error.
+    Output equal to the expected one except for other white space is a presentation error. With
+    ``trailing_space=True`` spaces at the end of a line count too (as a presentation error), for
+    a task whose format forbids them.
     """
     got, want = significant_lines(actual), significant_lines(expected)
     if got == want:
+        if trailing_space:
+            exact_got = significant_lines(actual, keep_spaces=True)
+            exact_want = significant_lines(expected, keep_spaces=True)
+            if exact_got != exact_want:
+                return CheckOutcome(Verdict.PRESENTATION_ERROR, _spacing_message(exact_got, exact_want))
         return ACCEPTED
-    if actual.split() == expected.split():
+    if "".join(actual.split()) == "".join(expected.split()):
         return CheckOutcome(Verdict.PRESENTATION_ERROR, _spacing_message(got, want))
     extra = _extra_lines_message(got, want)
     if extra:
@@ -414,6 +424,8 @@ def _json_difference(got: Any, want: Any, path: str):
     if isinstance(want, (int, float)) and isinstance(got, (int, float)):
         return None if got == want else (path, got, want)
     if isinstance(want, list) and isinstance(got, list):
+        if len(got) != len(want) and all(not isinstance(v, (list, dict)) for v in got + want):
+            return (path or "the top level", got, want)  # a flat list of the wrong length: say so first
         for index, (mine, theirs) in enumerate(zip(got, want)):
             found = _json_difference(mine, theirs, f"{path}[{index}]")
             if found:

@@ -117,7 +117,13 @@ def _check(args) -> int:
         raise UsageError(f"--python {args.python}: this interpreter cannot be run, or is not Python 3.")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1.")
-    context = GradingContext(checkers=course_checkers(course), python=args.python, jobs=args.jobs, course=course)
+    context = GradingContext(
+        checkers=course_checkers(course),
+        python=args.python,
+        jobs=args.jobs,
+        course=course,
+        task_ids=tuple(sorted(tasks)),
+    )
     for line in notes:
         print(line, file=sys.stderr)
 

@@ -99,10 +99,11 @@ def find_crash(stderr: str, workdir: str) -> Optional[Crash]:
     return Crash(exception=name, text=(match.group("text") or "").strip(), line=line_no, source=source)
 
 
-def crash_message(crash: Crash, own_files: Sequence[str] = ()) -> str:
+def crash_message(crash: Crash, own_files: Sequence[str] = (), task_ids: Sequence[str] = ()) -> str:
     """``Your program crashed with IndexError (...) on line 12: `board[row]`.`` plus a hint.
 
-    ``own_files`` are the student's exercise files the program may import (task ids).
+    ``own_files`` are the student's exercise files the program may import (task ids);
+    ``task_ids`` all the course's tasks (importing another one is a mistake).
     """
     what = crash.exception + (f" ({crash.text})" if crash.text else "")
     where = f" on line {crash.line}" if crash.line else ""
@@ -114,8 +115,21 @@ def crash_message(crash: Crash, own_files: Sequence[str] = ()) -> str:
             f"This file imports your {missing.group(1)}.py: put {missing.group(1)}.py (your answer to that "
             "exercise) in the same folder as this file."
         )
+    elif crash.exception == "ModuleNotFoundError" and missing and missing.group(1) in task_ids:
+        hint = (
+            f"{missing.group(1)} is another exercise: this file must work on its own, so copy the functions "
+            "you need from it into this file (the exercise file has places for them)."
+        )
     if crash.exception == "RuntimeError" and "changed the board" in crash.text:
-        hint = "Build and return a new list (e.g. new_board = list(board)) instead of changing the one you were given."
+        hint = (
+            "Do not change the list you were given: read it, and where you need a changed board, work on "
+            "a copy (new_board = list(board))."
+        )
+    if crash.exception == "IndexError" and "empty sequence" in crash.text:
+        hint = (
+            "random.choice was given an empty list: make sure the list has items before choosing (for "
+            "example, from a P-position there are no good rows)."
+        )
     return f"Your program crashed with {what}{where}{code}. {hint}".strip()
 
 
@@ -133,6 +147,10 @@ def stopped_at(stderr: str, workdir: str) -> int:
         if frame and workdir and frame.group("file").startswith(workdir):
             return int(frame.group("line"))
     return 0
+
+
+# Crashes whose cause is how the file is set up, not the case's logic: the case's hint is noise there.
+SETUP_CRASHES = frozenset({"NameError", "ModuleNotFoundError", "ImportError", "EOFError"})
 
 
 def is_memory_error(stderr: str) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import re
+import time
 from dataclasses import dataclass
 from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -21,6 +22,8 @@ _ROW = re.compile(r"([0-9]+):((?: X)*)")
 _COMPUTER_MOVE = re.compile(r"(?P<name>.+?) removes (?P<elements>-?[0-9]+) from row (?P<row>-?[0-9]+)\W*")
 _WINNER = re.compile(r"(?P<name>.+?) wins!?")
 HUMAN_MODES = ("script", "random", "perfect")
+# How long a program may wait for input it did not ask for before the grader stops it, in seconds.
+PATIENCE_S = 1.0
 THEN_MODES = ("eof", "random", "perfect")
 # The forms a player may type (spec: parse_move), used when the grader makes up a move.
 _FORMS = ("{} {}", "{},{}", "{}, {}")
@@ -73,7 +76,16 @@ def nim_game(
 class NimGameSession:
     """One game against the student's program (see the module docstring)."""
 
-    def __init__(self, players: Tuple[str, str], board: Sequence[int], human: str, lines, then: str, seed: int):
+    def __init__(
+        self,
+        players: Tuple[str, str],
+        board: Sequence[int],
+        human: str,
+        lines,
+        then: str,
+        seed: int,
+        clock=time.monotonic,
+    ):
         self.players = players
         self.board: List[int] = list(board)
         self.start_board = tuple(board)
@@ -97,6 +109,8 @@ class NimGameSession:
         self.winner = ""
         self.input_ended = False
         self.waited_without_prompt = False
+        self.waiting_since: Optional[float] = None  # when the program began waiting without a prompt
+        self.clock = clock
         self.typed_any = False
         self.prompt_line: Optional[Tuple[str, int]] = None  # the last "make a move" line since input
         self.problem: Optional[Problem] = None
@@ -108,6 +122,7 @@ class NimGameSession:
         """Take new output: complete lines are events; a partial line may be a prompt."""
         self.text += text
         self.partial += text
+        self.waiting_since = None
         *complete, self.partial = self.partial.split("\n")
         base = self.text.count("\n") - len(complete)
         for offset, line in enumerate(complete):
@@ -135,6 +150,11 @@ class NimGameSession:
             return None
         if not self.prompt_pending:
             self.waited_without_prompt = True
+            now = self.clock()
+            if self.waiting_since is None:
+                self.waiting_since = now
+            elif now - self.waiting_since >= PATIENCE_S:
+                self.problem = Problem(self._unasked_input_message(), self._current_line(), Verdict.TIME_LIMIT_EXCEEDED)
             return None
         self.prompt_pending = False
         typed = self._human_move()
@@ -197,6 +217,18 @@ class NimGameSession:
             )
         return None
 
+    def _unasked_input_message(self) -> str:
+        if self.winner:
+            return (
+                "After announcing the winner your program waits for more input. It must end by itself "
+                "when the game is over."
+            )
+        return (
+            f"Your program waited for input for {PATIENCE_S:g} second without asking for it with a prompt "
+            "that contains 'make a move', so a player would not know it is their turn. Ask with "
+            "input(name + ', make a move: ')."
+        )
+
     def _timeout_message(self, run: RunResult) -> str:
         if self.winner:
             return "After announcing the winner your program kept running. It must end by itself when the game is over."
@@ -216,6 +248,7 @@ class NimGameSession:
         return self.text.count("\n") + 1
 
     def _type(self, line: str) -> str:
+        self.waiting_since = None
         self.text += line + "\n"
         self.partial = ""
         self.prompt_line = None

@@ -11,7 +11,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Optional, Sequence, Tuple
+from typing import Optional, Tuple
 
 from grader import diagnose
 from grader.checkers import CheckerRegistry, answer_key, significant_lines
@@ -40,6 +40,7 @@ class GradingContext:
     runner: Runner = field(default_factory=SubprocessRunner)
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
     course: Optional[Path] = None  # where the exercise files (stubs) are, to compare with
+    task_ids: Tuple[str, ...] = ()  # every task of the course (for messages about imports)
 
 
 def grade_file(task: Task, path: Path, context: GradingContext, shown: Optional[str] = None) -> TaskResult:
@@ -179,11 +180,10 @@ def _one_run(case: Case, checker, program: Program, context: GradingContext, sho
             verdict, message = problem.verdict, problem.message
             difference = Difference(line=problem.line, column=0)  # the whole line
         else:
-            verdict, message = _run_verdict(run, stderr, case, own_files=program.own_modules)
+            verdict, message, hint_applies = _run_verdict(run, stderr, case, program, context)
             verdict = verdict or Verdict.ACCEPTED
     else:
-        source = _read_source(program.script) if run.timed_out else ""
-        verdict, message = _run_verdict(run, stderr, case, source, program.own_modules)
+        verdict, message, hint_applies = _run_verdict(run, stderr, case, program, context)
         if verdict is None:
             outcome = _check(case, actual, checker)
             verdict, message = outcome.verdict, outcome.message
@@ -260,50 +260,67 @@ def _source_text(source: str, line: int) -> str:
     return f" ({text})" if text else ""
 
 
-def _run_verdict(run: RunResult, stderr: str, case: Case, source: str = "", own_files: Sequence[str] = ()):
-    """(verdict, message) when the run itself failed, or (None, "") when its output is to be checked."""
+def _run_verdict(run: RunResult, stderr: str, case: Case, program: Program, context: GradingContext):
+    """(verdict, message, hint_applies) when the run itself failed, or (None, "", True) when its
+    output is to be checked. ``hint_applies`` is False where the case's hint would be noise (a
+    crash caused by how the file is set up, not by the case's logic)."""
     limits = case.limits
     if run.timed_out:
         line = diagnose.stopped_at(stderr, run.workdir)
         stopped = f"Your program was stopped after {limits.time_s:g} seconds (the time limit for this case)"
         if line:
-            return Verdict.TIME_LIMIT_EXCEEDED, (
+            source = _read_source(program.script)
+            return (
+                Verdict.TIME_LIMIT_EXCEEDED,
                 f"{stopped} while running line {line}{_source_text(source, line)}: is that inside a loop "
-                "that never ends?"
+                "that never ends?",
+                True,
             )
-        return Verdict.TIME_LIMIT_EXCEEDED, (
-            f"{stopped}. Is it waiting for more input than the case gives, or in a loop that never ends?"
+        return (
+            Verdict.TIME_LIMIT_EXCEEDED,
+            f"{stopped}. Is it waiting for more input than the case gives, or in a loop that never ends?",
+            True,
         )
     if run.output_limit_hit:
-        return Verdict.OUTPUT_LIMIT_EXCEEDED, (
+        return (
+            Verdict.OUTPUT_LIMIT_EXCEEDED,
             f"Your program printed more than {limits.output_bytes:,} bytes (the output limit) and was "
-            "stopped. Is there a print inside a loop that never ends?"
+            "stopped. Is there a print inside a loop that never ends?",
+            True,
         )
     if diagnose.is_memory_error(stderr):
-        return Verdict.MEMORY_LIMIT_EXCEEDED, (
+        return (
+            Verdict.MEMORY_LIMIT_EXCEEDED,
             f"Your program ran out of memory (the limit is {limits.memory_mib} MiB). Is it building a "
-            "list that keeps growing, or a very large number of copies of the board?"
+            "list that keeps growing, or a very large number of copies of the board?",
+            True,
         )
     if run.exit_code != 0:
         crash = diagnose.find_crash(stderr, run.workdir)
         if crash is not None:
-            return Verdict.RUNTIME_ERROR, diagnose.crash_message(crash, own_files)
+            message = diagnose.crash_message(crash, program.own_modules, context.task_ids)
+            return Verdict.RUNTIME_ERROR, message, crash.exception not in diagnose.SETUP_CRASHES
         if run.signal is not None:
             return (
                 Verdict.RUNTIME_ERROR,
                 f"Your program was stopped by signal {run.signal} ({_signal_name(run.signal)}).",
+                True,
             )
-        return Verdict.RUNTIME_ERROR, (
+        return (
+            Verdict.RUNTIME_ERROR,
             f"Your program ended with exit status {run.exit_code} instead of 0. "
-            "Do not call sys.exit() or exit() with a number; let the program end normally."
+            "Do not call sys.exit() or exit() with a number; let the program end normally.",
+            True,
         )
     if not run.stdout.strip():
-        return Verdict.NO_OUTPUT, (
+        return (
+            Verdict.NO_OUTPUT,
             "Your program printed nothing. Is the main block at the end of the file still there "
             "and unchanged (compare with the exercise file), and does your function return its answer "
-            "rather than print it?"
+            "rather than print it?",
+            False,
         )
-    return None, ""
+    return None, "", True
 
 
 def _signal_name(number: int) -> str:

@@ -21,7 +21,9 @@ def check_optimal_move(actual: str, expected: str, case_input: str) -> CheckOutc
         return CheckOutcome(Verdict.WRONG_ANSWER, move)
     problem = nim.why_illegal(board, move)
     if problem:
-        return CheckOutcome(Verdict.WRONG_ANSWER, f"Your move {_show(move)} is illegal: {problem}.")
+        return CheckOutcome(
+            Verdict.WRONG_ANSWER, f"Your move {_show(move)} is illegal: {problem}.{_zero_based(board, move)}"
+        )
     before = nim.nim_sum(board)
     if before == 0:
         return CheckOutcome(Verdict.ACCEPTED)
@@ -33,8 +35,21 @@ def check_optimal_move(actual: str, expected: str, case_input: str) -> CheckOutc
         Verdict.WRONG_ANSWER,
         f"This board has nim-sum {before} (an N-position), so the move must leave nim-sum 0, but "
         f"your move {_show(move)} leaves nim-sum {left}. For example {_show(winning[0])} leaves 0 "
-        f"(this board has {len(winning)} such move{'s' if len(winning) != 1 else ''}).",
+        f"(this board has {len(winning)} such move{'s' if len(winning) != 1 else ''}).{_zero_based(board, move)}",
     )
+
+
+def _zero_based(board, move) -> str:
+    """A sentence when the move would be right with its row counted from 1 instead of 0."""
+    shifted = (move[0] + 1, move[1])
+    if not nim.is_legal(board, shifted):
+        return ""
+    if nim.nim_sum(board) == 0 or nim.nim_sum(nim.apply(board, shifted)) == 0:
+        return (
+            f" Rows count from 1: your move would be right as {_show(shifted)}. Did you return a list "
+            "index (counted from 0) as the row?"
+        )
+    return ""
 
 
 def _parse_move(actual: str):

@@ -41,7 +41,8 @@ class TaskFile(pytest.File):
             task = load_task(self.path, checkers, str(self.path.relative_to(course)))
         except GraderError as error:
             raise CaseFileProblem(str(error)) from None
-        context = GradingContext(checkers=checkers, python=sys.executable, course=course)
+        task_ids = tuple(sorted(p.stem for p in self.path.parent.glob("*.yaml")))
+        context = GradingContext(checkers=checkers, python=sys.executable, course=course, task_ids=task_ids)
         solution = course / "solutions" / f"{task.id}.py"
         for case in task.cases:
             yield CaseItem.from_parent(self, name=case.name, task=task, case=case, solution=solution, context=context)

@@ -22,7 +22,8 @@ def course():
 @pytest.fixture(scope="session")
 def context():
     """A grading context on the project's checkers and this interpreter."""
-    return GradingContext(checkers=course_checkers(PROJECT), python=sys.executable, course=PROJECT)
+    task_ids = tuple(sorted(p.stem for p in (PROJECT / "testcases").glob("*.yaml")))
+    return GradingContext(checkers=course_checkers(PROJECT), python=sys.executable, course=PROJECT, task_ids=task_ids)
 
 
 @pytest.fixture

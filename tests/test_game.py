@@ -487,6 +487,20 @@ def test_a_time_out_waiting_without_a_prompt():
     assert "waiting for input, but it did not ask for it with a prompt that contains 'make a move'" in problem.message
 
 
+def test_waiting_without_a_prompt_is_stopped_after_a_second():
+    now = [100.0]
+    session = game.NimGameSession(("Alice", "Bob"), (1, 2), "script", ["2 1"], "eof", 0, clock=lambda: now[0])
+    assert [session.waiting() for _ in range(3)] == ["Alice", "Bob", "1 2"]
+    session.output(shown([1, 2]))
+    assert session.waiting() is None and not session.done()
+    now[0] += 0.5
+    assert session.waiting() is None and not session.done()
+    now[0] += 0.6
+    assert session.waiting() is None and session.done()
+    assert session.problem.verdict is Verdict.TIME_LIMIT_EXCEEDED
+    assert "without asking for it with a prompt that contains 'make a move'" in session.problem.message
+
+
 def test_a_time_out_after_the_winner():
     session = started(board=(1,), lines=["1 1"])
     session.output(shown([1]))
