@@ -16,6 +16,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from grader import __version__, report
 from grader.errors import GraderError, UsageError
 from grader.execute import python_version
+from grader.forkserver import best_runner
 from grader.grading import GradingContext, grade_file
 from grader.loader import course_checkers, load_course
 from grader.model import Task, TaskResult, Verdict
@@ -117,19 +118,27 @@ def _check(args) -> int:
         raise UsageError(f"--python {args.python}: this interpreter cannot be run, or is not Python 3.")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1.")
-    context = GradingContext(
-        checkers=course_checkers(course),
-        python=args.python,
-        jobs=args.jobs,
-        course=course,
-        task_ids=tuple(sorted(tasks)),
-    )
+    with best_runner() as runner:
+        context = GradingContext(
+            checkers=course_checkers(course),
+            python=args.python,
+            jobs=args.jobs,
+            course=course,
+            task_ids=tuple(sorted(tasks)),
+            runner=runner,
+        )
+        note = f"graded with Python {version} · {runner.protections(args.python).describe()}"
+        return _grade_and_report(args, pairs, notes, context, note)
+
+
+def _grade_and_report(args, pairs, notes, context: GradingContext, note: str) -> int:
+    """Grade, write the report, print the table (and JSON); with --watch, again on every save."""
     for line in notes:
         print(line, file=sys.stderr)
 
     def grade_all() -> int:
         results: List[TaskResult] = [grade_file(task, path, context, str(path)) for task, path in pairs]
-        index = _write_report(results, Path(args.report), f"graded with Python {version}")
+        index = _write_report(results, Path(args.report), note)
         print(report.terminal_table(results, index), file=sys.stderr if args.json else sys.stdout, flush=True)
         if args.json:
             print(report.json_text(results), flush=True)

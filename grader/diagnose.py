@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
 _FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<where>.+)$')
-# faulthandler's stack dump at the time limit: "Timeout (0:00:01.8)!", then frames, newest first.
+# faulthandler's stack dump at the time limit: "Current thread 0x... (most recent call first):",
+# then frames, newest first.
 _DUMP_START = re.compile(r"^(Timeout \(|Thread 0x|Current thread 0x)")
 _DUMP_FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<where>.+)$')
 _EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<text>.*))?$")
@@ -136,11 +137,11 @@ def crash_message(crash: Crash, own_files: Sequence[str] = (), task_ids: Sequenc
 def stopped_at(stderr: str, workdir: str) -> int:
     """The student's line where the program was when the time limit came (0 when unknown).
 
-    Read from the stack that faulthandler writes just before the limit (newest frame first).
+    Read from the stack that faulthandler writes when the grader asks at the limit (newest first).
     """
     in_dump = False
     for line in stderr.splitlines():
-        if line.startswith("Timeout ("):
+        if _DUMP_START.match(line):
             in_dump = True
             continue
         frame = _DUMP_FRAME.match(line) if in_dump else None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import select
 import selectors
 import shutil
 import signal
@@ -43,8 +44,10 @@ if resource is not None:
                 pass
 import faulthandler
 import runpy
-# Just before the time limit, write where the program is (its stack) to stderr.
-faulthandler.dump_traceback_later({dump_after!r}, exit=False)
+import signal
+# At the time limit the grader sends SIGUSR1: the program writes where it is (its stack) to stderr.
+if hasattr(signal, "SIGUSR1"):
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
 sys.argv = [{script!r}]
 sys.path.insert(0, {folder!r})
 del sys, resource
@@ -52,7 +55,6 @@ runpy.run_path({script!r}, run_name="__main__")
 """
 
 _CHUNK = 65536
-_FILE_SIZE_LIMIT = 16 * 1024 * 1024
 # How often an interactive run looks whether the program waits for input, in seconds.
 _TICK = 0.005
 # Without /proc (not Linux), output this long quiet counts as waiting for input.
@@ -133,23 +135,112 @@ class _Capture:
         return bytes(self.head) + marker + bytes(self.tail)
 
 
-class SubprocessRunner:
-    """One new interpreter process per run; POSIX limits via ``resource`` where available."""
+class ProcessRunner:
+    """``run`` and ``interact`` around two steps a runner provides: a folder to run in
+    (``_folder``) and a way to start the program there (``_launch``)."""
 
     def run(self, program: Program, stdin: bytes, limits: Limits) -> RunResult:
-        with _Workdir(program) as (workdir, script):
-            process, start = _start(program.python, workdir, script, limits, unbuffered=False)
+        with self._folder(program) as (workdir, script):
+            process, start = self._launch(program.python, workdir, script, limits, unbuffered=False)
             stdout, stderr = _captures(limits)
-            timed_out, flooded = _pump(process, stdin, stdout, stderr, limits, start)
-            return _finish(process, start, stdout, stderr, timed_out, flooded, workdir)
+            try:
+                timed_out, flooded = _pump(process, stdin, stdout, stderr, limits, start)
+                return _finish(process, start, stdout, stderr, timed_out, flooded, workdir)
+            finally:
+                _release(process)
 
     def interact(self, program: Program, session: Session, limits: Limits) -> RunResult:
-        with _Workdir(program) as (workdir, script):
-            process, start = _start(program.python, workdir, script, limits, unbuffered=True)
+        with self._folder(program) as (workdir, script):
+            process, start = self._launch(program.python, workdir, script, limits, unbuffered=True)
             stdout, stderr = _captures(limits)
-            timed_out, flooded, waiting = _converse(process, session, stdout, stderr, limits, start)
-            result = _finish(process, start, stdout, stderr, timed_out, flooded, workdir)
+            try:
+                timed_out, flooded, waiting = _converse(process, session, stdout, stderr, limits, start)
+                result = _finish(process, start, stdout, stderr, timed_out, flooded, workdir)
+            finally:
+                _release(process)
             return _with_waiting(result, waiting)
+
+    def _folder(self, program: Program) -> _Workdir:
+        return _Workdir(program)
+
+    def _launch(self, python: str, workdir: str, script: str, limits: Limits, unbuffered: bool):
+        raise NotImplementedError
+
+    def protections(self, python: str):
+        """What is active for the programs this runner starts (see ``sandbox.Protections``)."""
+        from grader.sandbox import Protections
+
+        return Protections(limits=os.name == "posix")
+
+    def close(self) -> None:
+        """Free what the runner holds (servers, folders); the plain runner holds nothing."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+class SubprocessRunner(ProcessRunner):
+    """One new interpreter process per run; POSIX limits via ``resource`` where available.
+
+    The fallback where a fork server cannot run (no ``fork``), and the baseline it is measured by.
+    """
+
+    def _launch(self, python: str, workdir: str, script: str, limits: Limits, unbuffered: bool):
+        return _start(python, workdir, script, limits, unbuffered)
+
+
+def rlimits(limits: Limits) -> Tuple[Tuple[str, int], ...]:
+    """The ``resource`` limits of a run, by name: memory, CPU seconds, file size, core dumps,
+    processes and open files."""
+    return (
+        ("RLIMIT_AS", limits.memory_mib * 1024 * 1024),
+        ("RLIMIT_CPU", int(limits.time_s) + 1),
+        ("RLIMIT_FSIZE", limits.file_bytes),
+        ("RLIMIT_CORE", 0),
+        ("RLIMIT_NPROC", limits.processes),
+        ("RLIMIT_NOFILE", limits.open_files),
+    )
+
+
+def _ask_for_stack(process, stderr: _Capture) -> None:
+    """Before killing a program that ran out of time, have it write its stack to stderr.
+
+    The program's faulthandler answers SIGUSR1 (set up when it starts); this waits a moment for
+    the lines, so that the verdict can say which line it was on.
+    """
+    if not hasattr(signal, "SIGUSR1"):
+        return
+    try:
+        os.kill(process.pid, signal.SIGUSR1)
+    except (ProcessLookupError, PermissionError, OSError):
+        return
+    fd = process.stderr.fileno()
+    deadline = time.monotonic() + 0.1
+    seen = b""
+    while time.monotonic() < deadline and b"most recent call first" not in seen:
+        ready, _, _ = select.select([fd], [], [], max(deadline - time.monotonic(), 0))
+        if not ready:
+            break
+        data = _read(fd)
+        if not data:
+            break
+        stderr.add(data)
+        seen += data
+    # the frames follow the header in the same write, give them a moment more
+    time.sleep(0.01)
+    data = _read(fd)
+    if data:
+        stderr.add(data)
+
+
+def _release(process) -> None:
+    """Let a process handle free what it holds beyond its pipes (the fork server's children do)."""
+    release = getattr(process, "release", None)
+    if release is not None:
+        release()
 
 
 def _with_waiting(result: RunResult, waiting: bool) -> RunResult:
@@ -182,14 +273,10 @@ def _captures(limits: Limits) -> Tuple[_Capture, _Capture]:
 
 def _start(python: str, workdir: str, script: str, limits: Limits, unbuffered: bool):
     """Start the interpreter on ``script`` in ``workdir``; returns (process, start time)."""
-    rlimits = (
-        ("RLIMIT_AS", limits.memory_mib * 1024 * 1024),
-        ("RLIMIT_CPU", int(limits.time_s) + 1),
-        ("RLIMIT_FSIZE", _FILE_SIZE_LIMIT),
-        ("RLIMIT_CORE", 0),
-    )
-    dump_after = max(limits.time_s - 0.2, limits.time_s * 0.85)
-    bootstrap = _BOOTSTRAP.format(limits=rlimits, script=script, folder=workdir, dump_after=dump_after)
+    # RLIMIT_NPROC counts every process of the user: only where the grader does not run as root
+    # (root is not limited by it) would it bound the program, and there it could starve the grader.
+    limited = tuple(item for item in rlimits(limits) if item[0] != "RLIMIT_NPROC")
+    bootstrap = _BOOTSTRAP.format(limits=limited, script=script, folder=workdir)
     flags = ["-I", "-X", "utf8"] + (["-u"] if unbuffered else [])
     env = {"PATH": os.environ.get("PATH", ""), "HOME": workdir, "LANG": "C.UTF-8", "TMPDIR": workdir}
     if os.name == "nt":
@@ -234,14 +321,21 @@ def _finish(process, start: float, stdout: _Capture, stderr: _Capture, timed_out
 
 
 def _exit_watch(process, selector) -> Optional[int]:
-    """Register a pidfd that becomes readable when the program exits (Linux); its fd, or None."""
-    opener = getattr(os, "pidfd_open", None)
-    if opener is None:
-        return None
-    try:
-        fd = opener(process.pid)
-    except OSError:
-        return None
+    """Register an fd that becomes readable when the program exits; the fd (to close), or None.
+
+    A process that offers ``exit_fd()`` gives its own; otherwise a pidfd (Linux 5.3+).
+    """
+    own = getattr(process, "exit_fd", None)
+    if own is not None:
+        fd = own()
+    else:
+        opener = getattr(os, "pidfd_open", None)
+        if opener is None:
+            return None
+        try:
+            fd = opener(process.pid)
+        except OSError:
+            return None
     selector.register(fd, selectors.EVENT_READ)
     return fd
 
@@ -272,6 +366,7 @@ def _pump(process, stdin: bytes, stdout: _Capture, stderr: _Capture, limits: Lim
         while open_outputs:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
+                _ask_for_stack(process, stderr)
                 return True, False
             timeout = remaining if poll_every is None else min(remaining, poll_every)
             ready = selector.select(timeout=timeout)
@@ -307,6 +402,7 @@ def _pump(process, stdin: bytes, stdout: _Capture, stderr: _Capture, limits: Lim
         process.wait(timeout=max(deadline - time.monotonic(), 0.01))
         return False, False
     except subprocess.TimeoutExpired:
+        _ask_for_stack(process, stderr)
         return True, False
     finally:
         selector.close()
@@ -464,7 +560,14 @@ def _write(process, selector, pending: memoryview) -> memoryview:
 
 
 def _kill_group(process) -> None:
-    """SIGKILL the program's whole process group (POSIX), or the process itself elsewhere."""
+    """SIGKILL the program's whole process group (POSIX), or the process itself elsewhere.
+
+    A process that offers ``kill_tree()`` is killed that way (the fork server knows its strays).
+    """
+    kill_tree = getattr(process, "kill_tree", None)
+    if kill_tree is not None:
+        kill_tree()
+        return
     if os.name == "posix":
         try:
             os.killpg(process.pid, signal.SIGKILL)

@@ -14,10 +14,31 @@ import pytest
 
 from grader.checkers import CheckerRegistry
 from grader.errors import GraderError
+from grader.forkserver import best_runner
 from grader.grading import GradingContext, grade_case, grade_file, program_for
 from grader.loader import course_checkers, load_task
 from grader.model import Verdict
 from grader.source import inspect_source
+
+_RUNNER = pytest.StashKey()
+
+
+def pytest_configure(config) -> None:
+    """One runner (a fork server where possible) for the whole session, kept on the config."""
+    config.stash[_RUNNER] = None
+
+
+def pytest_unconfigure(config) -> None:
+    runner = config.stash.get(_RUNNER, None)
+    if runner is not None:
+        runner.close()
+
+
+def session_runner(config):
+    """The session's runner, started on first use."""
+    if config.stash.get(_RUNNER, None) is None:
+        config.stash[_RUNNER] = best_runner()
+    return config.stash[_RUNNER]
 
 
 def pytest_collect_file(file_path: Path, parent):
@@ -42,7 +63,13 @@ class TaskFile(pytest.File):
         except GraderError as error:
             raise CaseFileProblem(str(error)) from None
         task_ids = tuple(sorted(p.stem for p in self.path.parent.glob("*.yaml")))
-        context = GradingContext(checkers=checkers, python=sys.executable, course=course, task_ids=task_ids)
+        context = GradingContext(
+            checkers=checkers,
+            python=sys.executable,
+            course=course,
+            task_ids=task_ids,
+            runner=session_runner(self.config),
+        )
         solution = course / "solutions" / f"{task.id}.py"
         for case in task.cases:
             yield CaseItem.from_parent(self, name=case.name, task=task, case=case, solution=solution, context=context)

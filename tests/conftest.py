@@ -20,10 +20,18 @@ def course():
 
 
 @pytest.fixture(scope="session")
-def context():
+def context(request):
     """A grading context on the project's checkers and this interpreter."""
     task_ids = tuple(sorted(p.stem for p in (PROJECT / "testcases").glob("*.yaml")))
-    return GradingContext(checkers=course_checkers(PROJECT), python=sys.executable, course=PROJECT, task_ids=task_ids)
+    from grader.pytest_plugin import session_runner
+
+    return GradingContext(
+        checkers=course_checkers(PROJECT),
+        python=sys.executable,
+        course=PROJECT,
+        task_ids=task_ids,
+        runner=session_runner(request.config),
+    )
 
 
 @pytest.fixture

@@ -177,7 +177,10 @@ OPTION_ROWS = [
     pytest.param("float", {"abs_tol": 1, "rel_tol": 0.5}, [], id="int-for-float-option"),
     pytest.param("regex", {"flags": ["IGNORECASE"]}, [], id="list-option"),
     pytest.param(
-        "text", {"ignore_case": True}, ["no option 'ignore_case'", "its options: trailing_space"], id="unknown-option-of-text"
+        "text",
+        {"ignore_case": True},
+        ["no option 'ignore_case'", "its options: trailing_space"],
+        id="unknown-option-of-text",
     ),
     pytest.param(
         "tokens",

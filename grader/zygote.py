@@ -1,0 +1,293 @@
+"""The prepared interpreter: a fork server that starts each student program in a few milliseconds.
+
+This file runs on its own in the interpreter that grades submissions (``python -I -X utf8 -c``
+with this source), never imported by the grader, so it imports nothing from ``grader``. It has
+already imported the modules submissions commonly use; for each request it forks one child that
+becomes the student's program: a new session, the limits, an unprivileged user where it can, the
+standard streams the grader sent, fresh random state, and the file run as ``__main__``.
+
+It never sees test cases: a request names a folder and a file, never an input or an answer.
+
+Protocol on the socket whose fd is the first argument (a SOCK_SEQPACKET socket: one JSON message
+per packet):
+  grader → server  {"op": "run", "id": N, "folder": ..., "script": ..., "limits": [[name, value]...],
+                    "unbuffered": bool, "uid": int or null}
+                   with three file descriptors (stdin, stdout, stderr) attached (SCM_RIGHTS)
+  server → grader  {"id": N, "pid": P}           the child started
+                   {"id": N, "status": S}        it ended (a raw wait status)
+                   {"id": N, "error": "..."}     it could not be started
+  grader → server  {"op": "kill", "id": N}       kill its process group now
+"""
+
+import array
+import builtins
+
+# What submissions commonly import, loaded once here so that children start with them ready.
+import collections  # noqa: F401
+import copy  # noqa: F401
+import faulthandler
+import functools  # noqa: F401
+import gc
+import hashlib
+import io
+import itertools  # noqa: F401
+import json
+import math  # noqa: F401
+import operator  # noqa: F401
+import os
+import random
+import re  # noqa: F401
+import select
+import signal
+import socket
+import string  # noqa: F401
+import sys
+import time  # noqa: F401
+import traceback
+import types
+
+try:
+    import resource
+except ImportError:  # not POSIX: the grader does not start this server there
+    resource = None
+
+SOCKET_FD = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _become_subreaper():
+    """Orphans of our children come back to us (not to init), so strays can be found and killed."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _send(sock, message):
+    sock.send(json.dumps(message).encode())
+
+
+def _receive(sock):
+    """One message (one packet: the socket keeps message boundaries) and its file descriptors.
+
+    Returns (None, []) when the grader has gone.
+    """
+    fds = array.array("i")
+    data, ancillary, _, _ = sock.recvmsg(1 << 16, socket.CMSG_SPACE(16 * fds.itemsize))
+    if not data:
+        return None, []
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(payload[: len(payload) - (len(payload) % fds.itemsize)])
+    return json.loads(data), list(fds)
+
+
+def _compiled(cache, script):
+    """The student file compiled (once per content, as the same file runs for every case), or the
+    exception compiling raised, to be raised again in the child."""
+    try:
+        with open(script, "rb") as handle:
+            source = handle.read()
+    except OSError as error:
+        return error
+    key = hashlib.sha256(source).hexdigest() + script.rsplit("/", 1)[-1]
+    if key not in cache:
+        if len(cache) > 64:
+            cache.clear()
+        try:
+            cache[key] = (compile(source, script, "exec", dont_inherit=True), script)
+        except (SyntaxError, ValueError) as error:
+            return error
+    code, compiled_as = cache[key]
+    if compiled_as != script:  # same file, another run folder: its tracebacks must name this one
+        code = _renamed(code, script)
+    return code
+
+
+def _renamed(code, filename):
+    """``code`` and every function in it, with ``filename`` as where they come from."""
+    constants = tuple(_renamed(c, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=constants)
+
+
+def _run_main(code, script):
+    """Run compiled student code as the ``__main__`` module, as ``python script`` would."""
+    if isinstance(code, BaseException):
+        raise code
+    main = types.ModuleType("__main__")
+    main.__file__ = script
+    main.__builtins__ = builtins
+    sys.modules["__main__"] = main
+    exec(code, main.__dict__)
+
+
+def _child(request, fds, keep_closed, code):
+    """In the forked child: become the student's program. Never returns."""
+    exit_code = 1
+    started = False
+    try:
+        os.setsid()
+        for fd in keep_closed:
+            os.close(fd)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+        for fd in fds:
+            if fd > 2:
+                os.close(fd)
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        folder = request["folder"]
+        os.chdir(folder)
+        if resource is not None:
+            for name, value in request["limits"]:
+                kind = getattr(resource, name, None)
+                if kind is not None:
+                    try:
+                        resource.setrlimit(kind, (value, value))
+                    except (ValueError, OSError):
+                        pass
+        uid = request.get("uid")
+        if uid is not None and os.getuid() == 0:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+        os.environ["HOME"] = os.environ["TMPDIR"] = folder  # the rest was set when the server started
+        unbuffered = request.get("unbuffered", False)
+        sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "rb", closefd=False)), encoding="utf-8")
+        raw_out = io.FileIO(1, "wb", closefd=False)
+        sys.stdout = io.TextIOWrapper(
+            raw_out if unbuffered else io.BufferedWriter(raw_out),
+            encoding="utf-8",
+            errors="strict",
+            write_through=unbuffered,
+        )
+        sys.stderr = io.TextIOWrapper(
+            io.FileIO(2, "wb", closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True
+        )
+        random.seed()  # the server's random state is shared by every fork: give each child its own
+        script = request["script"]
+        sys.argv = [script]
+        sys.path.insert(0, folder)
+        started = True
+        try:
+            _run_main(code, script)
+            exit_code = 0
+        except SystemExit as stop:
+            if stop.code is None:
+                exit_code = 0
+            elif isinstance(stop.code, int):
+                exit_code = stop.code
+            else:
+                print(stop.code, file=sys.stderr)
+                exit_code = 1
+        except BaseException:  # the student's exception: shown as Python would show it
+            traceback.print_exc()
+            exit_code = 1
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+    except BaseException as error:  # our own set-up failed: say so on the program's stderr
+        if not started:
+            os.write(2, f"nim-grader: the program could not be started: {error!r}\n".encode())
+    finally:
+        os._exit(exit_code & 0xFF)
+
+
+def _kill_strays(active):
+    """Kill our children that are not a running program we started: orphans of finished ones."""
+    try:
+        with open(f"/proc/self/task/{os.getpid()}/children") as handle:
+            pids = [int(p) for p in handle.read().split()]
+    except (OSError, ValueError):
+        return
+    for pid in pids:
+        if pid not in active:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+
+
+def serve():
+    sock = socket.socket(fileno=SOCKET_FD)
+    _become_subreaper()
+    # The grader sends SIGUSR1 just before the time limit: the program writes its stack to its
+    # stderr (fd 2 in every child), to say where it was. Registered once, inherited by every fork.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
+    compiled = {}  # content digest → code object of a student file, compiled once
+    # Everything loaded so far is shared with every child: keep the collector off it, so that
+    # children do not copy those pages by touching them (copy-on-write).
+    gc.freeze()
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    running = {}  # pid → request id
+    while True:
+        ready, _, _ = select.select([sock, wake_read], [], [], 0.05)
+        if wake_read in ready:
+            os.read(wake_read, 4096)
+        while True:  # reap every child that ended
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            if pid in running:
+                ident = running.pop(pid)
+                try:
+                    os.killpg(pid, signal.SIGKILL)  # what it left running in its group goes too
+                except (ProcessLookupError, PermissionError):
+                    pass
+                _send(sock, {"id": ident, "status": status})
+        _kill_strays(running)
+        if sock not in ready:
+            continue
+        request, fds = _receive(sock)
+        if request is None:
+            break  # the grader has gone: stop, and take the children with us
+        if request.get("op") == "run" and len(fds) != 3:
+            for fd in fds:
+                os.close(fd)
+            _send(sock, {"id": request.get("id"), "error": "a run needs three file descriptors"})
+            continue
+        if request["op"] == "kill":
+            pid = next((p for p, i in running.items() if i == request["id"]), None)
+            if pid is not None:
+                for kill in (os.killpg, os.kill):
+                    try:
+                        kill(pid, signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError):
+                        pass
+            continue
+        code = _compiled(compiled, request["script"])
+        try:
+            pid = os.fork()
+        except OSError as error:
+            _send(sock, {"id": request["id"], "error": str(error)})
+            for fd in fds:
+                os.close(fd)
+            continue
+        if pid == 0:
+            _child(request, fds, [sock.fileno(), wake_read, wake_write], code)
+        for fd in fds:
+            os.close(fd)
+        running[pid] = request["id"]
+        _send(sock, {"id": request["id"], "pid": pid})
+    for pid in list(running):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+if __name__ == "__main__":
+    serve()
