@@ -100,6 +100,21 @@ def find_crash(stderr: str, workdir: str) -> Optional[Crash]:
     return Crash(exception=name, text=(match.group("text") or "").strip(), line=line_no, source=source)
 
 
+def limit_hint(crash: Crash, limits) -> str:
+    """When a crash is a limit of the grader being reached, say which limit and its value."""
+    text = crash.text
+    if "Too many open files" in text:
+        return f"Your program opened more than {limits.open_files} files at once (the open files limit)."
+    if "File too large" in text:
+        size = limits.file_bytes // (1024 * 1024)
+        return f"Your program tried to write a file bigger than {size} MiB (the file size limit)."
+    if crash.exception in ("BlockingIOError", "OSError") and "Resource temporarily unavailable" in text:
+        return f"Your program tried to start more than {limits.processes} processes (the process limit)."
+    if crash.exception == "RuntimeError" and "can't start new thread" in text:
+        return f"Your program tried to start more than {limits.processes} threads and processes (the process limit)."
+    return ""
+
+
 def crash_message(crash: Crash, own_files: Sequence[str] = (), task_ids: Sequence[str] = ()) -> str:
     """``Your program crashed with IndexError (...) on line 12: `board[row]`.`` plus a hint.
 
@@ -126,7 +141,8 @@ def crash_message(crash: Crash, own_files: Sequence[str] = (), task_ids: Sequenc
             "Do not change the list you were given: read it, and where you need a changed board, work on "
             "a copy (new_board = list(board))."
         )
-    if crash.exception == "IndexError" and "empty sequence" in crash.text:
+    # Python 3.11 says "Cannot choose from an empty sequence"; older ones "list index out of range"
+    if crash.exception == "IndexError" and ("empty sequence" in crash.text or "choice(" in crash.source):
         hint = (
             "random.choice was given an empty list: make sure the list has items before choosing (for "
             "example, from a P-position there are no good rows)."

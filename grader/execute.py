@@ -145,7 +145,7 @@ class ProcessRunner:
             stdout, stderr = _captures(limits)
             try:
                 timed_out, flooded = _pump(process, stdin, stdout, stderr, limits, start)
-                return _finish(process, start, stdout, stderr, timed_out, flooded, workdir)
+                return _finish(process, start, stdout, stderr, timed_out, flooded, workdir, limits)
             finally:
                 _release(process)
 
@@ -155,7 +155,7 @@ class ProcessRunner:
             stdout, stderr = _captures(limits)
             try:
                 timed_out, flooded, waiting = _converse(process, session, stdout, stderr, limits, start)
-                result = _finish(process, start, stdout, stderr, timed_out, flooded, workdir)
+                result = _finish(process, start, stdout, stderr, timed_out, flooded, workdir, limits)
             finally:
                 _release(process)
             return _with_waiting(result, waiting)
@@ -294,7 +294,21 @@ def _start(python: str, workdir: str, script: str, limits: Limits, unbuffered: b
     return process, start
 
 
-def _finish(process, start: float, stdout: _Capture, stderr: _Capture, timed_out: bool, flooded: bool, workdir: str):
+def _over(stdout: _Capture, stderr: _Capture, limits: Limits) -> bool:
+    """Has the program written more than its limit to standard output, or to standard error?"""
+    return stdout.total > limits.output_bytes or stderr.total > limits.stderr_bytes
+
+
+def _finish(
+    process,
+    start: float,
+    stdout: _Capture,
+    stderr: _Capture,
+    timed_out: bool,
+    flooded: bool,
+    workdir: str,
+    limits: Limits,
+):
     """Stop what is left of the program and report the facts."""
     if timed_out or flooded:
         _kill_group(process)
@@ -315,7 +329,8 @@ def _finish(process, start: float, stdout: _Capture, stderr: _Capture, timed_out
         stderr_bytes=stderr.total,
         time_s=elapsed,
         timed_out=timed_out,
-        output_limit_hit=flooded,
+        output_limit_hit=flooded and stdout.total > limits.output_bytes,
+        stderr_limit_hit=flooded and stderr.total > limits.stderr_bytes,
         workdir=workdir,
     )
 
@@ -385,7 +400,7 @@ def _pump(process, stdin: bytes, stdout: _Capture, stderr: _Capture, limits: Lim
                         open_outputs -= 1
                         continue
                     streams[fd].add(data)
-                    if stdout.total > limits.output_bytes:
+                    if _over(stdout, stderr, limits):
                         return False, True
                 else:
                     pending = _write(process, selector, pending)
@@ -397,7 +412,7 @@ def _pump(process, stdin: bytes, stdout: _Capture, stderr: _Capture, limits: Lim
                 if not data:
                     break
                 capture.add(data)
-        if stdout.total > limits.output_bytes:
+        if _over(stdout, stderr, limits):
             return False, True
         process.wait(timeout=max(deadline - time.monotonic(), 0.01))
         return False, False
@@ -455,8 +470,8 @@ def _converse(process, session: Session, stdout: _Capture, stderr: _Capture, lim
                 if key.fd == stdout_fd:
                     got_output = True
                     session.output(decoder.decode(data))
-                    if stdout.total > limits.output_bytes:
-                        return False, True, False
+                if _over(stdout, stderr, limits):
+                    return False, True, False
             if session.done():
                 return False, False, False
             if exited or open_outputs == 0:
@@ -470,7 +485,7 @@ def _converse(process, session: Session, stdout: _Capture, stderr: _Capture, lim
                             session.output(decoder.decode(data))
                 session.output(decoder.decode(b"", final=True))
                 process.wait(timeout=max(deadline - time.monotonic(), 0.01))
-                return False, stdout.total > limits.output_bytes, False
+                return False, _over(stdout, stderr, limits), False
             if got_output:
                 last_output = time.monotonic()
                 continue

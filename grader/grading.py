@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -288,6 +289,13 @@ def _run_verdict(run: RunResult, stderr: str, case: Case, program: Program, cont
             "stopped. Is there a print inside a loop that never ends?",
             True,
         )
+    if run.stderr_limit_hit:
+        return (
+            Verdict.OUTPUT_LIMIT_EXCEEDED,
+            f"Your program wrote more than {limits.stderr_bytes:,} bytes to its error output (the error "
+            "output limit) and was stopped. Is something printing to sys.stderr, or warning, in a loop?",
+            True,
+        )
     if diagnose.is_memory_error(stderr):
         return (
             Verdict.MEMORY_LIMIT_EXCEEDED,
@@ -298,8 +306,18 @@ def _run_verdict(run: RunResult, stderr: str, case: Case, program: Program, cont
     if run.exit_code != 0:
         crash = diagnose.find_crash(stderr, run.workdir)
         if crash is not None:
+            limit = diagnose.limit_hint(crash, limits)
+            if limit:
+                return Verdict.RUNTIME_ERROR, f"{limit} {diagnose.crash_message(crash)}", False
             message = diagnose.crash_message(crash, program.own_modules, context.task_ids)
             return Verdict.RUNTIME_ERROR, message, crash.exception not in diagnose.SETUP_CRASHES
+        if run.signal == getattr(signal, "SIGXCPU", None):
+            return (
+                Verdict.TIME_LIMIT_EXCEEDED,
+                f"Your program used more than {int(limits.time_s) + 1} seconds of processor time (the CPU "
+                "time limit). Is there a loop that never ends?",
+                True,
+            )
         if run.signal is not None:
             return (
                 Verdict.RUNTIME_ERROR,
@@ -324,8 +342,6 @@ def _run_verdict(run: RunResult, stderr: str, case: Case, program: Program, cont
 
 
 def _signal_name(number: int) -> str:
-    import signal
-
     try:
         return signal.Signals(number).name
     except ValueError:

@@ -150,6 +150,7 @@ class RunResult:
     time_s: float
     timed_out: bool = False
     output_limit_hit: bool = False
+    stderr_limit_hit: bool = False
     workdir: str = ""
     waiting_for_input: bool = False
 

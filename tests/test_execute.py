@@ -58,12 +58,18 @@ def test_output_flood_is_cut_at_the_limit(tmp_path):
     assert result.stdout.startswith(b"spam") and len(result.stdout) <= 10_000 + 2048 + 100
 
 
-def test_stderr_keeps_head_and_tail(tmp_path):
-    source = "import sys\nfor i in range(20000):\n    print(i, file=sys.stderr)\nraise ValueError('end')"
+def test_stderr_flood_is_stopped_at_its_own_limit(tmp_path):
+    source = "import sys\nfor i in range(20000):\n    print(i, file=sys.stderr)\nprint('done')"
     result = run(tmp_path, source, stderr_bytes=2_000)
-    assert result.stderr.startswith(b"0\n")
-    assert b"ValueError: end" in result.stderr
-    assert b"bytes left out" in result.stderr
+    assert result.stderr_limit_hit and not result.output_limit_hit
+    assert result.stderr.startswith(b"0\n") and b"done" not in result.stdout
+
+
+def test_traceback_after_some_stderr_output_is_kept(tmp_path):
+    source = "import sys\nfor i in range(2000):\n    print(i, file=sys.stderr)\nraise ValueError('end')"
+    result = run(tmp_path, source)
+    assert not result.stderr_limit_hit
+    assert result.stderr.startswith(b"0\n") and b"ValueError: end" in result.stderr
 
 
 @posix_only
