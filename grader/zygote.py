@@ -28,7 +28,6 @@ import copy  # noqa: F401
 import faulthandler
 import functools  # noqa: F401
 import gc
-import hashlib
 import io
 import itertools  # noqa: F401
 import json
@@ -85,6 +84,27 @@ def _receive(sock):
     return json.loads(data), list(fds)
 
 
+def _streams(unbuffered):
+    """Standard streams on fds 0, 1 and 2, made once in the server (each child's fds 0-2 are its
+    own pipes by then, and nothing was ever read or written through these objects)."""
+    raw_out = io.FileIO(1, "wb", closefd=False)
+    return (
+        io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "rb", closefd=False)), encoding="utf-8"),
+        io.TextIOWrapper(
+            raw_out if unbuffered else io.BufferedWriter(raw_out),
+            encoding="utf-8",
+            errors="strict",
+            write_through=unbuffered,
+        ),
+        io.TextIOWrapper(
+            io.FileIO(2, "wb", closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True
+        ),
+    )
+
+
+STREAMS = {False: _streams(False), True: _streams(True)}
+
+
 def _compiled(cache, script):
     """The student file compiled (once per content, as the same file runs for every case), or the
     exception compiling raised, to be raised again in the child."""
@@ -93,7 +113,7 @@ def _compiled(cache, script):
             source = handle.read()
     except OSError as error:
         return error
-    key = hashlib.sha256(source).hexdigest() + script.rsplit("/", 1)[-1]
+    key = (hash(source), len(source), script.rsplit("/", 1)[-1])
     if key not in cache:
         if len(cache) > 64:
             cache.clear()
@@ -157,17 +177,7 @@ def _child(request, fds, keep_closed, code):
             os.setuid(uid)
         os.environ["HOME"] = os.environ["TMPDIR"] = folder  # the rest was set when the server started
         unbuffered = request.get("unbuffered", False)
-        sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "rb", closefd=False)), encoding="utf-8")
-        raw_out = io.FileIO(1, "wb", closefd=False)
-        sys.stdout = io.TextIOWrapper(
-            raw_out if unbuffered else io.BufferedWriter(raw_out),
-            encoding="utf-8",
-            errors="strict",
-            write_through=unbuffered,
-        )
-        sys.stderr = io.TextIOWrapper(
-            io.FileIO(2, "wb", closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True
-        )
+        sys.stdin, sys.stdout, sys.stderr = STREAMS[bool(unbuffered)]
         random.seed()  # the server's random state is shared by every fork: give each child its own
         script = request["script"]
         sys.argv = [script]
@@ -215,13 +225,44 @@ def _kill_strays(active):
                     pass
 
 
+SPARES = 1  # children forked ahead of demand (in idle time), each waiting for its program
+
+
+def _spare(cache, closed):
+    """Fork a child that waits for a request on its own socket; returns (pid, our end)."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            ours.close()
+            for fd in closed:
+                os.close(fd)
+            request, fds = _receive(theirs)
+        except BaseException:
+            os._exit(1)
+        if request is None:
+            os._exit(0)
+        theirs.close()
+        _child(request, fds, [], _compiled(cache, request["script"]))
+    theirs.close()
+    return pid, ours
+
+
+def _kill(pid):
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 def serve():
     sock = socket.socket(fileno=SOCKET_FD)
     _become_subreaper()
     # The grader sends SIGUSR1 just before the time limit: the program writes its stack to its
     # stderr (fd 2 in every child), to say where it was. Registered once, inherited by every fork.
     faulthandler.register(signal.SIGUSR1, all_threads=True)
-    compiled = {}  # content digest → code object of a student file, compiled once
+    compiled = {}  # (hash, size, name) of a student file → its code, compiled once
     # Everything loaded so far is shared with every child: keep the collector off it, so that
     # children do not copy those pages by touching them (copy-on-write).
     gc.freeze()
@@ -229,9 +270,16 @@ def serve():
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)
     signal.signal(signal.SIGCHLD, lambda *_: None)
+    closed_in_children = [sock.fileno(), wake_read, wake_write]
     running = {}  # pid → request id
+    spares = []  # (pid, socket) of children forked ahead, waiting for a request
     while True:
-        ready, _, _ = select.select([sock, wake_read], [], [], 0.05)
+        # Fork spares only when nothing is waiting: the fork's cost then falls in idle time.
+        idle = 0.05 if len(spares) >= SPARES else 0
+        ready, _, _ = select.select([sock, wake_read], [], [], idle)
+        if not ready and len(spares) < SPARES:
+            spares.append(_spare(compiled, closed_in_children))
+            continue
         if wake_read in ready:
             os.read(wake_read, 4096)
         while True:  # reap every child that ended
@@ -248,7 +296,9 @@ def serve():
                 except (ProcessLookupError, PermissionError):
                     pass
                 _send(sock, {"id": ident, "status": status})
-        _kill_strays(running)
+            else:
+                spares = [(p, s) for p, s in spares if p != pid]
+        _kill_strays(set(running) | {p for p, _ in spares})
         if sock not in ready:
             continue
         request, fds = _receive(sock)
@@ -262,31 +312,36 @@ def serve():
         if request["op"] == "kill":
             pid = next((p for p, i in running.items() if i == request["id"]), None)
             if pid is not None:
-                for kill in (os.killpg, os.kill):
-                    try:
-                        kill(pid, signal.SIGKILL)
-                    except (ProcessLookupError, PermissionError):
-                        pass
+                _kill(pid)
             continue
-        code = _compiled(compiled, request["script"])
-        try:
-            pid = os.fork()
-        except OSError as error:
-            _send(sock, {"id": request["id"], "error": str(error)})
-            for fd in fds:
-                os.close(fd)
-            continue
-        if pid == 0:
-            _child(request, fds, [sock.fileno(), wake_read, wake_write], code)
+        code = _compiled(compiled, request["script"])  # for this child, and for later spares
+        pid = 0
+        while spares and not pid:
+            pid, channel = spares.pop(0)
+            try:
+                channel.sendmsg(
+                    [json.dumps(request).encode()], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
+                )
+            except OSError:
+                _kill(pid)
+                pid = 0
+            channel.close()
+        if not pid:
+            try:
+                pid = os.fork()
+            except OSError as error:
+                _send(sock, {"id": request["id"], "error": str(error)})
+                for fd in fds:
+                    os.close(fd)
+                continue
+            if pid == 0:
+                _child(request, fds, closed_in_children, code)
         for fd in fds:
             os.close(fd)
         running[pid] = request["id"]
         _send(sock, {"id": request["id"], "pid": pid})
-    for pid in list(running):
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+    for pid in list(running) + [p for p, _ in spares]:
+        _kill(pid)
 
 
 if __name__ == "__main__":

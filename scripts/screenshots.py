@@ -67,8 +67,14 @@ def main() -> int:
                 for label, size in SIZES.items():
                     png = out / f"{page.stem}-{label}.png"
                     subprocess.run(
-                        [chromium, *FLAGS, f"--user-data-dir={profile}", f"--window-size={size}",
-                         f"--screenshot={png}", page.as_uri()],
+                        [
+                            chromium,
+                            *FLAGS,
+                            f"--user-data-dir={profile}",
+                            f"--window-size={size}",
+                            f"--screenshot={png}",
+                            page.as_uri(),
+                        ],
                         stdout=subprocess.DEVNULL,
                         stderr=subprocess.DEVNULL,
                         check=False,

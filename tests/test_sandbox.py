@@ -1,0 +1,283 @@
+"""Hostile submissions against the fork server runner: each gets its verdict, the grader carries on.
+
+Every test grades a hostile program and then a good one on the same runner: the second must be
+accepted, which proves the first did not break the grader. Tests of a protection this machine
+cannot give (network namespace, hidden course files) are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from conftest import PROJECT, solution
+from grader.forkserver import ForkServerRunner, best_runner
+from grader.grading import GradingContext, grade_file
+from grader.loader import course_checkers
+from grader.model import Limits, Verdict
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the fork server needs fork (POSIX)")
+
+QUICK = Limits(time_s=1.0)
+
+
+@pytest.fixture(scope="module")
+def runner():
+    with ForkServerRunner() as runner:
+        yield runner
+
+
+@pytest.fixture(scope="module")
+def protections(runner):
+    return runner.protections(sys.executable)
+
+
+@pytest.fixture
+def grade_hostile(tmp_path, course, runner):
+    """Grade ``source`` as exclusive_or on its first case (quick limits), then the reference solution.
+
+    Returns the hostile program's case result; asserts the good one after it is accepted.
+    """
+    context = GradingContext(checkers=course_checkers(PROJECT), python=sys.executable, runner=runner, course=PROJECT)
+    task = course["exclusive_or"]
+
+    def grade(source, limits: Limits = QUICK):
+        quick = replace(task, cases=(replace(task.cases[0], limits=limits, hint=""),))
+        bad = tmp_path / "bad" / "exclusive_or.py"
+        bad.parent.mkdir(exist_ok=True)
+        if isinstance(source, bytes):
+            bad.write_bytes(source)
+        else:
+            bad.write_text(source, encoding="utf-8")
+        result = grade_file(quick, bad, context)
+        good = tmp_path / "good" / "exclusive_or.py"
+        good.parent.mkdir(exist_ok=True)
+        good.write_text(solution("exclusive_or"), encoding="utf-8")
+        assert grade_file(task, good, context).verdict is Verdict.ACCEPTED, "the grader carried on"
+        return result.cases[0], result
+
+    return grade
+
+
+def test_endless_loop(grade_hostile):
+    case, _ = grade_hostile("while True:\n    pass\n")
+    assert case.verdict is Verdict.TIME_LIMIT_EXCEEDED
+    assert "line 2" in case.message or "line 1" in case.message
+
+
+def test_long_sleep(grade_hostile):
+    case, _ = grade_hostile("import time\ntime.sleep(3600)\n")
+    assert case.verdict is Verdict.TIME_LIMIT_EXCEEDED
+
+
+def test_allocating_several_gib(grade_hostile):
+    case, _ = grade_hostile("blocks = [bytearray(2**30) for _ in range(8)]\n")
+    assert case.verdict is Verdict.MEMORY_LIMIT_EXCEEDED
+    assert "512 MiB" in case.message
+
+
+def test_stdout_forever(grade_hostile):
+    case, _ = grade_hostile("while True:\n    print('x' * 100)\n")
+    assert case.verdict is Verdict.OUTPUT_LIMIT_EXCEEDED
+    assert "1,000,000 bytes" in case.message
+
+
+def test_stderr_forever(grade_hostile):
+    case, _ = grade_hostile("import sys\nwhile True:\n    print('x' * 100, file=sys.stderr)\n")
+    assert case.verdict is Verdict.OUTPUT_LIMIT_EXCEEDED
+    assert "error output" in case.message and "100,000 bytes" in case.message
+
+
+def test_children_that_outlive_the_program_are_killed(runner, tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text(
+        "import os, time\npid = os.fork()\nif pid == 0:\n    time.sleep(60)\n    os._exit(0)\nprint(pid)\n"
+    )
+    from grader.execute import Program
+
+    result = runner.run(Program(sys.executable, script, "prog.py"), b"", QUICK)
+    orphan = int(result.stdout)
+    assert _gone(orphan)
+
+
+def test_a_daemon_in_a_new_session_is_killed(runner, tmp_path):
+    script = tmp_path / "prog.py"
+    script.write_text(
+        "import os, time\n"
+        "r, w = os.pipe()\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        "        os.write(w, str(os.getpid()).encode())\n"
+        "        time.sleep(60)\n"
+        "    os._exit(0)\n"
+        "print(os.read(r, 100).decode())\n"
+    )
+    from grader.execute import Program
+
+    result = runner.run(Program(sys.executable, script, "prog.py"), b"", QUICK)
+    assert _gone(int(result.stdout))
+
+
+def _gone(pid: int, within_s: float = 2.0) -> bool:
+    """True once ``pid`` has stopped running (gone, or a zombie waiting to be reaped)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_killing_its_parent(grade_hostile):
+    case, _ = grade_hostile("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nprint(1)\n")
+    assert case.verdict is not Verdict.ACCEPTED
+
+
+def test_killing_its_process_group(grade_hostile):
+    case, _ = grade_hostile("import os, signal\nos.killpg(0, signal.SIGKILL)\n")
+    assert case.verdict is Verdict.RUNTIME_ERROR
+    assert "signal 9" in case.message
+
+
+def test_exit_before_printing(grade_hostile):
+    case, _ = grade_hostile("import os\nos._exit(0)\nprint(0)\n")
+    assert case.verdict is Verdict.NO_OUTPUT
+
+
+def test_closing_its_pipes(grade_hostile):
+    case, _ = grade_hostile("import os\nos.close(0)\nos.close(1)\nos.close(2)\nwhile True:\n    pass\n")
+    assert case.verdict is Verdict.TIME_LIMIT_EXCEEDED
+
+
+def test_bytes_that_are_not_utf8(grade_hostile):
+    case, _ = grade_hostile("import sys\nsys.stdout.buffer.write(b'\\xff\\xfe\\n')\n")
+    assert case.verdict is Verdict.WRONG_ANSWER and "not UTF-8" in case.actual_note
+
+
+def test_html_in_the_output_is_kept_as_text(grade_hostile):
+    case, _ = grade_hostile("print('<script>alert(1)</script>')\n")
+    assert case.verdict is Verdict.WRONG_ANSWER and "<script>" in case.actual
+
+
+def test_syntax_error(grade_hostile):
+    case, result = grade_hostile("def f(:\n    pass\n")
+    assert case.verdict is Verdict.SYNTAX_ERROR and result.problem.line == 1
+
+
+def test_null_bytes_in_the_source(grade_hostile):
+    case, _ = grade_hostile(b"print(1)\x00\n")
+    assert case.verdict is Verdict.SYNTAX_ERROR and "null bytes" in case.message
+
+
+def test_unbounded_recursion(grade_hostile):
+    case, _ = grade_hostile("def f(n):\n    return f(n + 1)\nf(0)\n")
+    assert case.verdict is Verdict.RUNTIME_ERROR and "RecursionError" in case.message
+
+
+def test_non_zero_exit_after_correct_output(grade_hostile):
+    case, _ = grade_hostile("import sys\nprint(0)\nsys.exit(3)\n")
+    assert case.verdict is Verdict.RUNTIME_ERROR and "exit status 3" in case.message
+
+
+def test_raising_keyboard_interrupt(grade_hostile):
+    case, _ = grade_hostile("raise KeyboardInterrupt\n")
+    assert case.verdict is Verdict.RUNTIME_ERROR and "KeyboardInterrupt" in case.message
+
+
+def test_too_many_processes(grade_hostile, protections):
+    if not protections.separate_user:
+        pytest.skip("the process limit binds only an unprivileged user (the grader is not root here)")
+    case, _ = grade_hostile(
+        "import os, time\nfor _ in range(1000):\n    if os.fork() == 0:\n        time.sleep(5)\n        os._exit(0)\n"
+    )
+    assert case.verdict is Verdict.RUNTIME_ERROR
+    assert "more than 64 processes" in case.message
+
+
+def test_writing_outside_its_folder(grade_hostile, tmp_path):
+    target = tmp_path / "escaped.txt"
+    case, _ = grade_hostile(f"open({str(target)!r}, 'w').write('x')\n")
+    assert case.verdict is Verdict.RUNTIME_ERROR
+    assert not target.exists()
+
+
+def test_no_network(grade_hostile, protections):
+    if not protections.no_network:
+        pytest.skip("no network namespace here (bubblewrap missing or not allowed)")
+    case, _ = grade_hostile(
+        "import socket\n"
+        "try:\n"
+        "    socket.create_connection(('127.0.0.1', 9), timeout=0.5)\n"
+        "    print('connected')\n"
+        "except OSError as error:\n"
+        "    print('blocked', error.errno)\n"
+    )
+    assert case.actual.startswith("blocked")
+    # the loopback of the sandbox's own namespace is down: not even localhost answers
+    assert "connected" not in case.actual
+
+
+def test_course_files_are_out_of_view(grade_hostile, protections):
+    if not protections.files_hidden:
+        pytest.skip("course files can be hidden only inside bubblewrap, which is not available here")
+    secret = PROJECT / "testcases" / "exclusive_or.yaml"
+    answer = PROJECT / "solutions" / "exclusive_or.py"
+    case, _ = grade_hostile(
+        "import os\n"
+        f"for path in ({str(secret)!r}, {str(answer)!r}, {str(PROJECT)!r}):\n"
+        "    print(os.path.exists(path))\n"
+    )
+    assert case.actual.split() == ["False", "False", "False"]
+
+
+def test_report_header_says_which_protections_were_active(protections):
+    described = protections.describe()
+    assert described.startswith("protections: ")
+    assert ("no network" in described) == protections.no_network
+
+
+def test_nothing_is_left_running_after_close(tmp_path):
+    from grader.execute import Program
+
+    script = tmp_path / "prog.py"
+    script.write_text("import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(60)\nprint(os.getpid())\n")
+    runner = best_runner()
+    result = runner.run(Program(sys.executable, script, "prog.py"), b"", QUICK)
+    root = getattr(runner, "root", None)
+    runner.close()
+    assert result.stdout.strip()
+    if root:
+        assert not Path(root).exists(), "the work folder is removed"
+        assert _no_process_under(root)
+
+
+def _no_process_under(root: str) -> bool:
+    """No process has its working folder under ``root`` any more."""
+    time.sleep(0.2)
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if os.readlink(entry / "cwd").startswith(root):
+                    return False
+            except OSError:
+                continue
+    return True
+
+
+def test_signals_to_the_grader_are_refused(grade_hostile, protections):
+    if not protections.separate_user:
+        pytest.skip("programs run as the grader's own user here")
+    case, _ = grade_hostile(f"import os, signal\nos.kill({os.getpid()}, signal.SIGKILL)\n")
+    assert case.verdict is Verdict.RUNTIME_ERROR and "PermissionError" in case.message
+    assert signal.SIGKILL  # and this process (the grader) is still here to assert it
