@@ -73,3 +73,11 @@ def test_terminal_table_has_one_row_per_task(grade):
     assert lines[0].split()[:3] == ["task", "verdict", "score"]
     assert lines[1].startswith("exclusive_or") and "accepted" in lines[1]
     assert lines[2].startswith("nim_sum") and "no_output" in lines[2]
+
+
+def test_header_says_which_protections_were_active(grade, tmp_path):
+    report.write_html([grade("exclusive_or", solution("exclusive_or"))], tmp_path, "protections: no network")
+    for page in ("index.html", "exclusive_or.html"):
+        text = (tmp_path / page).read_text(encoding="utf-8")
+        header = text[text.index("<header") : text.index("</header>")]
+        assert "protections: no network" in header
