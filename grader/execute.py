@@ -355,18 +355,53 @@ def _exit_watch(process, selector) -> Optional[int]:
     return fd
 
 
+class _Watch:
+    """What a run loop watches: the program's two outputs and (where it can) its exit."""
+
+    def __init__(self, process, stdout: _Capture, stderr: _Capture) -> None:
+        self.process = process
+        self.selector = selectors.DefaultSelector()
+        self.streams = {process.stdout.fileno(): stdout, process.stderr.fileno(): stderr}
+        for fd in self.streams:
+            os.set_blocking(fd, False)
+            self.selector.register(fd, selectors.EVENT_READ)
+        self.exit_fd = _exit_watch(process, self.selector)
+
+    def drain(self, limits: Limits, on_stdout=None) -> None:
+        """Take what is still in the pipes once the program has exited or closed its outputs.
+
+        Bounded: a child left behind may keep writing until it is killed.
+        """
+        stdout_fd = self.process.stdout.fileno()
+        for fd, capture in self.streams.items():
+            for _ in range(limits.output_bytes // _CHUNK + 2):
+                data = _read(fd)
+                if not data:
+                    break
+                capture.add(data)
+                if on_stdout is not None and fd == stdout_fd:
+                    on_stdout(data)
+
+    def close(self) -> None:
+        """Close the selector, the exit watch and the program's pipes."""
+        self.selector.close()
+        if self.exit_fd is not None:
+            os.close(self.exit_fd)
+        for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+
 def _pump(process, stdin: bytes, stdout: _Capture, stderr: _Capture, limits: Limits, start: float) -> Tuple[bool, bool]:
     """Feed stdin and drain both outputs until the program ends, times out or floods.
 
     The program has ended when its main process exits, even if children it left behind still hold
     the pipes open (they are killed afterwards). Returns (timed_out, output_limit_hit).
     """
-    selector = selectors.DefaultSelector()
-    streams = {process.stdout.fileno(): stdout, process.stderr.fileno(): stderr}
-    for fd in streams:
-        os.set_blocking(fd, False)
-        selector.register(fd, selectors.EVENT_READ)
-    exit_fd = _exit_watch(process, selector)
+    watch = _Watch(process, stdout, stderr)
+    selector, streams, exit_fd = watch.selector, watch.streams, watch.exit_fd
     # Without a pidfd, look at the process now and then: pipes may outlive it.
     poll_every = None if exit_fd is not None else 0.05
     pending = memoryview(stdin)
@@ -404,14 +439,7 @@ def _pump(process, stdin: bytes, stdout: _Capture, stderr: _Capture, limits: Lim
                         return False, True
                 else:
                     pending = _write(process, selector, pending)
-        # The program has exited or closed its outputs: take what is still in the pipes.
-        # Bounded: a child left behind may keep writing until it is killed.
-        for fd, capture in streams.items():
-            for _ in range(limits.output_bytes // _CHUNK + 2):
-                data = _read(fd)
-                if not data:
-                    break
-                capture.add(data)
+        watch.drain(limits)
         if _over(stdout, stderr, limits):
             return False, True
         process.wait(timeout=max(deadline - time.monotonic(), 0.01))
@@ -420,14 +448,7 @@ def _pump(process, stdin: bytes, stdout: _Capture, stderr: _Capture, limits: Lim
         _ask_for_stack(process, stderr)
         return True, False
     finally:
-        selector.close()
-        if exit_fd is not None:
-            os.close(exit_fd)
-        for pipe in (process.stdin, process.stdout, process.stderr):
-            try:
-                pipe.close()
-            except OSError:
-                pass
+        watch.close()
 
 
 def _converse(process, session: Session, stdout: _Capture, stderr: _Capture, limits: Limits, start: float):
@@ -436,12 +457,8 @@ def _converse(process, session: Session, stdout: _Capture, stderr: _Capture, lim
     Returns (timed_out, output_limit_hit, waiting_for_input_when_stopped). The session is asked for
     a line only when the program is blocked reading its (empty) standard input.
     """
-    selector = selectors.DefaultSelector()
-    streams = {process.stdout.fileno(): stdout, process.stderr.fileno(): stderr}
-    for fd in streams:
-        os.set_blocking(fd, False)
-        selector.register(fd, selectors.EVENT_READ)
-    exit_fd = _exit_watch(process, selector)
+    watch = _Watch(process, stdout, stderr)
+    selector, streams, exit_fd = watch.selector, watch.streams, watch.exit_fd
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     stdout_fd = process.stdout.fileno()
     stdin = process.stdin
@@ -475,14 +492,7 @@ def _converse(process, session: Session, stdout: _Capture, stderr: _Capture, lim
             if session.done():
                 return False, False, False
             if exited or open_outputs == 0:
-                for fd, capture in streams.items():
-                    for _ in range(limits.output_bytes // _CHUNK + 2):
-                        data = _read(fd)
-                        if not data:
-                            break
-                        capture.add(data)
-                        if fd == stdout_fd:
-                            session.output(decoder.decode(data))
+                watch.drain(limits, on_stdout=lambda data: session.output(decoder.decode(data)))
                 session.output(decoder.decode(b"", final=True))
                 process.wait(timeout=max(deadline - time.monotonic(), 0.01))
                 return False, _over(stdout, stderr, limits), False
@@ -494,14 +504,7 @@ def _converse(process, session: Session, stdout: _Capture, stderr: _Capture, lim
     except subprocess.TimeoutExpired:
         return True, False, False
     finally:
-        selector.close()
-        if exit_fd is not None:
-            os.close(exit_fd)
-        for pipe in (process.stdin, process.stdout, process.stderr):
-            try:
-                pipe.close()
-            except OSError:
-                pass
+        watch.close()
 
 
 def _type(stdin, reply):
