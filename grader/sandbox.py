@@ -105,7 +105,7 @@ def _traversable_parents(folder: str, made: set) -> List[str]:
     """bwrap makes the folders above a bind private (0700, like /root); the programs' user must be
     able to pass through them, so make them 0755 first."""
     options = []
-    for parent in reversed(Path(folder).parents[:-1]):
+    for parent in reversed(list(Path(folder).parents)[:-1]):
         if str(parent) not in made:
             made.add(str(parent))
             options += ["--perms", "0755", "--dir", str(parent)]
