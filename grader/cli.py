@@ -20,6 +20,7 @@ from grader.forkserver import best_runner
 from grader.grading import GradingContext, grade_file
 from grader.loader import course_checkers, load_course
 from grader.model import Task, TaskResult, Verdict
+from grader.verify import verify_course
 
 PROJECT = Path(__file__).resolve().parent.parent
 
@@ -49,6 +50,20 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--watch", action="store_true", help="grade again whenever a file is saved (Ctrl-C stops)")
     check.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="cases run at once")
     check.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    verify = commands.add_parser(
+        "verify",
+        help="check the course's test suite: reference solutions, stubs, junk, known-wrong solutions",
+        description="Check that every reference solution passes every case (twice), that stubs and junk "
+        "are rejected and that every known-wrong solution in solutions/wrong/<task>/ is rejected as it "
+        "declares; print the kill matrix's weak cases and uncaught solutions.",
+    )
+    verify.add_argument(
+        "--course", metavar="DIR", help="folder holding testcases/ and solutions/ (default: this project)"
+    )
+    verify.add_argument("--html", metavar="FILE", help="also write the kill matrix as an HTML page")
+    verify.add_argument("--python", default=sys.executable, metavar="EXE", help="interpreter that runs the solutions")
+    verify.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="cases run at once")
+    verify.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     return parser
 
 
@@ -196,12 +211,65 @@ def _write_report(results: List[TaskResult], folder: Path, note: str) -> Path:
         raise UsageError(f"cannot write the report to {folder}: {error.strerror or error}.") from None
 
 
+def _verify(args) -> int:
+    course = course_folder(args.course)
+    if not (course / "solutions").is_dir():
+        raise UsageError(f"{course}: there is no solutions/ folder to verify against.")
+    if python_version(args.python) is None:
+        raise UsageError(f"--python {args.python}: this interpreter cannot be run, or is not Python 3.")
+    with best_runner() as runner:
+        context = GradingContext(
+            checkers=course_checkers(course),
+            python=args.python,
+            jobs=args.jobs,
+            course=course,
+            task_ids=tuple(sorted(p.stem for p in (course / "testcases").glob("*.yaml"))),
+            runner=runner,
+        )
+        result = verify_course(course, context, progress=lambda text: print(f"  {text}", file=sys.stderr))
+    print(verify_text(result))
+    if args.html:
+        path = Path(args.html)
+        try:
+            report.write_verify_html(result, path)
+        except OSError as error:
+            raise UsageError(f"cannot write {path}: {error.strerror or error}.") from None
+        print(f"Kill matrix: {path}")
+    return 0 if result.ok else 1
+
+
+def verify_text(result) -> str:
+    """The summary ``verify`` prints: what held, the kill matrix in brief, what falls short."""
+    lines = ["Held:"] + [f"  ok  {line}" for line in result.checked]
+    lines.append("Kill matrix (cases x known-wrong solutions):")
+    for matrix in result.matrices:
+        if not matrix.wrong:
+            lines.append(f"  {matrix.task_id}: no known-wrong solutions in solutions/wrong/{matrix.task_id}/")
+            continue
+        caught = len(matrix.wrong) - len(matrix.uncaught())
+        weak = matrix.weak_cases()
+        lines.append(
+            f"  {matrix.task_id}: {caught} of {len(matrix.wrong)} known-wrong solutions caught; "
+            f"{len(matrix.cases) - len(weak)} of {len(matrix.cases)} cases catch at least one"
+        )
+    if result.weak:
+        lines.append(f"Cases that catch no known-wrong solution ({len(result.weak)}; worth a look, not a failure):")
+        lines += [f"  - {f.task_id}: {f.what}" for f in result.weak]
+    if result.findings:
+        lines.append(f"Falls short ({len(result.findings)}):")
+        lines += [f"  - {f.task_id}: {f.what}" for f in result.findings]
+    else:
+        lines.append("Everything held.")
+    return "\n".join(lines)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line; returns the exit status."""
     parser = _parser()
     args = parser.parse_args(argv)
+    commands = {"check": _check, "verify": _verify}
     try:
-        return _check(args)
+        return commands[args.command](args)
     except GraderError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -19,6 +19,7 @@ from grader.grading import GradingContext, grade_case, grade_file, program_for
 from grader.loader import course_checkers, load_task
 from grader.model import Verdict
 from grader.source import inspect_source
+from grader.verify import check_wrong_solution, grade_beside_reference, wrong_solutions
 
 _RUNNER = pytest.StashKey()
 
@@ -77,6 +78,15 @@ class TaskFile(pytest.File):
         if stub.is_file():
             yield StubItem.from_parent(
                 self, name="the exercise stub is rejected", task=task, stub=stub, context=context
+            )
+        for wrong in wrong_solutions(course, task.id):
+            yield WrongItem.from_parent(
+                self,
+                name=f"known-wrong {wrong.path.name} is rejected as declared",
+                task=task,
+                wrong=wrong,
+                course=course,
+                context=context,
             )
 
     def repr_failure(self, excinfo):
@@ -139,6 +149,30 @@ class StubItem(CaseItem.__base__):
 
     def reportinfo(self):
         return self.path, None, f"{self.task.id}: the exercise stub is rejected"
+
+
+class WrongItem(pytest.Item):
+    """A known-wrong solution in solutions/wrong/<task>/ gets the verdict its header declares."""
+
+    def __init__(self, *, task, wrong, course: Path, context: GradingContext, **kwargs):
+        super().__init__(**kwargs)
+        self.task, self.wrong, self.course, self.context = task, wrong, course, context
+
+    def runtest(self):
+        problems = [self.wrong.header_problem] if self.wrong.header_problem else []
+        if not problems:
+            result = grade_beside_reference(self.task, self.wrong.path, self.course, self.context)
+            problems = check_wrong_solution(self.task, self.wrong, result)
+        if problems:
+            raise CaseFailure("\n".join(problems))
+
+    def repr_failure(self, excinfo):
+        if excinfo.errisinstance(CaseFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.wrong.path, None, f"{self.task.id}: known-wrong {self.wrong.path.name}"
 
 
 __all__ = ["CheckerRegistry", "pytest_collect_file"]

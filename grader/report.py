@@ -190,6 +190,13 @@ def _write_atomically(path: Path, text: str) -> None:
         raise
 
 
+def write_verify_html(result, path: Path) -> None:
+    """Write ``verify``'s findings and kill matrices as one self-contained page."""
+    html = _environment().get_template("verify.html").render(report=result, version=__version__, environment_note="")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _write_atomically(path, html)
+
+
 def json_document(results: Sequence[TaskResult]) -> dict:
     """The document of ``grader-cli.md``; hidden cases carry name, verdict and message only."""
     return {

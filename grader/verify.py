@@ -1,0 +1,249 @@
+"""``python -m grader verify``: is the course's test suite right, and does it catch anything?
+
+Checks, for every task of a course folder: the test case file loads; the reference solution in
+``solutions/`` passes every case, twice (an expected answer that depends on chance or time shows
+up as a difference); the stub in ``exercises/`` and junk (an empty file, a file that prints
+nothing) are rejected; every known-wrong solution in ``solutions/wrong/<task>/`` gets the verdict
+its header declares and is caught by the cases it names. From the known-wrong runs it builds the
+kill matrix: which cases catch which wrong solutions, the cases that catch none, and the wrong
+solutions that no case catches.
+
+A known-wrong solution starts with comment lines::
+
+    # Mistake: zero-based rows
+    # verdict: wrong_answer
+    # caught-by: row 0 does not exist; the first row is row 1
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, List, Optional, Tuple
+
+from grader.grading import GradingContext, grade_file
+from grader.loader import load_course
+from grader.model import Task, TaskResult, Verdict
+
+_HEADER = re.compile(r"^#\s*(mistake|verdict|caught-by)\s*:\s*(.*?)\s*$", re.IGNORECASE)
+JUNK = {"an empty file": "", "a file that prints nothing": "def nothing():\n    pass\n"}
+
+
+@dataclass(frozen=True)
+class WrongSolution:
+    """A known-wrong solution and what its header declares."""
+
+    task_id: str
+    path: Path
+    mistake: str
+    verdict: Optional[Verdict]
+    caught_by: Tuple[str, ...] = ()
+    header_problem: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.path.stem
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something that falls short, as one sentence for the instructor."""
+
+    task_id: str
+    what: str
+
+
+@dataclass(frozen=True)
+class KillMatrix:
+    """For one task: which known-wrong solutions each case catches (does not accept)."""
+
+    task_id: str
+    cases: Tuple[str, ...]
+    wrong: Tuple[WrongSolution, ...]
+    caught: Dict[Tuple[str, str], bool] = field(default_factory=dict)  # (case name, wrong label)
+
+    def catchers(self, label: str) -> List[str]:
+        return [case for case in self.cases if self.caught.get((case, label))]
+
+    def weak_cases(self) -> List[str]:
+        """Cases that catch none of the known-wrong solutions."""
+        if not self.wrong:
+            return []
+        return [case for case in self.cases if not any(self.caught.get((case, w.label)) for w in self.wrong)]
+
+    def uncaught(self) -> List[WrongSolution]:
+        """Known-wrong solutions that every case accepts."""
+        return [w for w in self.wrong if not self.catchers(w.label)]
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """All findings and kill matrices of one verification."""
+
+    findings: Tuple[Finding, ...]  # what falls short: verify fails
+    matrices: Tuple[KillMatrix, ...]
+    checked: Tuple[str, ...]  # one line per thing that held, for the summary
+    weak: Tuple[Finding, ...] = ()  # cases that catch no known-wrong solution: worth a look, not a failure
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+
+def read_wrong_solution(task_id: str, path: Path) -> WrongSolution:
+    """Parse a known-wrong solution's header (the comment lines at the top of the file)."""
+    fields: Dict[str, str] = {}
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        return WrongSolution(task_id, path, "", None, (), f"cannot be read ({error})")
+    for line in lines:
+        if not line.startswith("#"):
+            break
+        match = _HEADER.match(line)
+        if match:
+            fields[match.group(1).lower()] = match.group(2)
+    problem = ""
+    verdict = None
+    if "verdict" not in fields:
+        problem = "has no '# verdict: ...' line at the top"
+    else:
+        try:
+            verdict = Verdict(fields["verdict"])
+        except ValueError:
+            names = ", ".join(v.value for v in Verdict if v is not Verdict.ACCEPTED)
+            problem = f"declares the verdict '{fields['verdict']}', which does not exist (one of: {names})"
+        if verdict is Verdict.ACCEPTED:
+            problem, verdict = "declares 'accepted': a known-wrong solution must be rejected", None
+    caught = tuple(name.strip() for name in fields.get("caught-by", "").split(";") if name.strip())
+    return WrongSolution(task_id, path, fields.get("mistake", ""), verdict, caught, problem)
+
+
+def wrong_solutions(course: Path, task_id: str) -> List[WrongSolution]:
+    """The known-wrong solutions of a task, in name order."""
+    folder = course / "solutions" / "wrong" / task_id
+    return [read_wrong_solution(task_id, p) for p in sorted(folder.glob("*.py"))] if folder.is_dir() else []
+
+
+def grade_beside_reference(task: Task, source: Path, course: Path, context: GradingContext) -> TaskResult:
+    """Grade ``source`` as ``task``, next to the reference solutions of the files it may import."""
+    with tempfile.TemporaryDirectory(prefix="nim-grader-verify-") as folder:
+        target = Path(folder) / f"{task.id}.py"
+        shutil.copyfile(source, target)
+        for name in task.uses_files:
+            companion = course / "solutions" / f"{name}.py"
+            if companion.is_file():
+                shutil.copyfile(companion, Path(folder) / companion.name)
+        return grade_file(task, target, context, str(source))
+
+
+def check_wrong_solution(task: Task, wrong: WrongSolution, result: TaskResult) -> List[str]:
+    """Sentences saying how a graded known-wrong solution falls short of its header (empty: it holds)."""
+    name = str(wrong.path)
+    if wrong.header_problem:
+        return [f"{name} {wrong.header_problem}"]
+    problems = []
+    if result.verdict is Verdict.ACCEPTED:
+        problems.append(f"{name} ({wrong.mistake or 'a known-wrong solution'}) is accepted: no case catches it")
+    elif result.verdict is not wrong.verdict:
+        first = next(c for c in result.cases if not c.accepted)
+        problems.append(
+            f"{name} should get {wrong.verdict.value} but gets {result.verdict.value} "
+            f"(first on '{first.case.name}': {first.message})"
+        )
+    names = {c.case.name: c for c in result.cases}
+    for case_name in wrong.caught_by:
+        if case_name not in names:
+            problems.append(f"{name} names the case '{case_name}' in caught-by, but {task.id} has no such case")
+        elif names[case_name].accepted:
+            problems.append(f"{name} should be caught by '{case_name}', but that case accepts it")
+    return problems
+
+
+def verify_course(
+    course: Path, context: GradingContext, progress: Optional[Callable[[str], None]] = None
+) -> VerifyReport:
+    """Run every check of the module docstring over ``course``; raises ``GraderError`` only when
+    the test case files do not load (the other problems are findings)."""
+    say = progress or (lambda _: None)
+    tasks = load_course(course)
+    findings: List[Finding] = []
+    weak: List[Finding] = []
+    checked: List[str] = [f"{len(tasks)} test case files load"]
+    matrices: List[KillMatrix] = []
+    for task in tasks.values():
+        say(f"{task.id}: reference solution")
+        findings += _check_reference(task, course, context, checked)
+        say(f"{task.id}: stub and junk")
+        findings += _check_rejected(task, course, context, checked)
+        wrong = wrong_solutions(course, task.id)
+        caught: Dict[Tuple[str, str], bool] = {}
+        for solution in wrong:
+            say(f"{task.id}: {solution.path.name}")
+            if solution.header_problem:
+                findings.append(Finding(task.id, f"{solution.path} {solution.header_problem}"))
+                continue
+            result = grade_beside_reference(task, solution.path, course, context)
+            for case in result.cases:
+                caught[(case.case.name, solution.label)] = not case.accepted
+            problems = check_wrong_solution(task, solution, result)
+            findings += [Finding(task.id, p) for p in problems]
+        matrix = KillMatrix(task.id, tuple(c.name for c in task.cases), tuple(wrong), caught)
+        matrices.append(matrix)
+        if wrong:
+            checked.append(f"{task.id}: {len(wrong)} known-wrong solutions graded")
+        for case in matrix.weak_cases():
+            weak.append(Finding(task.id, f"the case '{case}' catches none of the {len(wrong)} known-wrong solutions"))
+    return VerifyReport(tuple(findings), tuple(matrices), tuple(checked), tuple(weak))
+
+
+def _check_reference(task: Task, course: Path, context: GradingContext, checked: List[str]) -> List[Finding]:
+    solution = course / "solutions" / f"{task.id}.py"
+    if not solution.is_file():
+        return [Finding(task.id, f"there is no reference solution {solution}")]
+    runs = [grade_beside_reference(task, solution, course, context) for _ in range(2)]
+    findings = []
+    for number, run in enumerate(runs, start=1):
+        for case in run.cases:
+            if not case.accepted:
+                findings.append(
+                    Finding(
+                        task.id,
+                        f"the reference solution {solution} gets {case.verdict.value} on '{case.case.name}' "
+                        f"(line {case.case.line} of {task.source}, run {number} of 2): {case.message}",
+                    )
+                )
+    first, second = ({c.case.name: c.accepted for c in run.cases} for run in runs)
+    for name in first:
+        if first[name] != second[name]:
+            findings.append(
+                Finding(
+                    task.id,
+                    f"'{name}' accepted the reference solution in one run and not the other: "
+                    "its expected answer depends on chance or time",
+                )
+            )
+    if not findings:
+        checked.append(f"{task.id}: the reference solution passes all {len(task.cases)} cases, twice")
+    return findings
+
+
+def _check_rejected(task: Task, course: Path, context: GradingContext, checked: List[str]) -> List[Finding]:
+    findings = []
+    stub = course / "exercises" / f"{task.id}.py"
+    candidates = [(f"the stub {stub}", stub)] if stub.is_file() else []
+    with tempfile.TemporaryDirectory(prefix="nim-grader-junk-") as folder:
+        for label, text in JUNK.items():
+            path = Path(folder) / label.replace(" ", "_") / f"{task.id}.py"
+            path.parent.mkdir()
+            path.write_text(text, encoding="utf-8")
+            candidates.append((label, path))
+        for label, path in candidates:
+            if grade_beside_reference(task, path, course, context).verdict is Verdict.ACCEPTED:
+                findings.append(Finding(task.id, f"{label} is accepted: the cases do not check the answer"))
+    if not findings:
+        checked.append(f"{task.id}: the stub, an empty file and a silent file are rejected")
+    return findings
