@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Optional, Tuple
 
-from grader import diagnose
+from grader import diagnose, reference
 from grader.checkers import CheckerRegistry, answer_key, significant_lines
 from grader.execute import Program, Runner, SubprocessRunner
 from grader.model import (
@@ -56,13 +56,29 @@ def grade_file(task: Task, path: Path, context: GradingContext, shown: Optional[
     if problem is not None:
         return _all_cases(task, shown, problem)
     program, notes = program_for(task, path, context.python)
+    task = reference.with_answers(task, context)
     if not data.strip():
         notes += ("Your file is empty: start from the exercise file, which has the main block the grader talks to.",)
     with ThreadPoolExecutor(max_workers=max(1, context.jobs)) as pool:
         results = list(pool.map(lambda case: grade_case(case, program, context, shown), task.cases))
     if any(r.verdict is Verdict.NO_OUTPUT for r in results):
         results = _explain_silence(results, data, _stub(context, task))
+    results = [_with_shrunk(task, r, program, context, shown) for r in results]
     return TaskResult(task=task, file=shown, cases=tuple(results), notes=notes)
+
+
+def _with_shrunk(task: Task, result: CaseResult, program: Program, context: GradingContext, shown: str) -> CaseResult:
+    """A failed generated case's message, with the smallest failing input that shrinking found."""
+    if result.accepted or result.case.generated is None:
+        return result
+    found = reference.shrink(task, result, program, context, shown)
+    if found is None:
+        return result
+    smaller, outcome = found
+    return replace(
+        result,
+        message=f"{result.message} A smaller input that fails too: {smaller.strip()!r}. There: {outcome.message}",
+    )
 
 
 def _stub(context: GradingContext, task: Task) -> Optional[bytes]:

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import difflib
 import importlib.util
+import json
 import math
 import re
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 import yaml
 
-from grader.checkers import CheckerRegistry, builtin_checkers
+from grader.checkers import Checker, CheckerRegistry, builtin_checkers
 from grader.errors import CaseFileError
-from grader.model import Case, Limits, Mistake, Rule, Task
+from grader.model import Case, Generated, Limits, Mistake, Rule, Task
 from grader.rules import OPERATORS
 
 DEFAULT_LIMITS = Limits()
@@ -43,6 +44,7 @@ TASK_KEYS = {
     "rules": _LIST,
     "uses_files": _LIST,
     "mistakes": _LIST,
+    "generate": _LIST,
     "cases": _LIST,
     **_SHARED_KEYS,
 }
@@ -61,6 +63,16 @@ CASE_KEYS = {
     **_SHARED_KEYS,
 }
 MISTAKE_KEYS = {"output": _TEXT, "pattern": _TEXT, "hint": _TEXT}
+GENERATE_KEYS = {
+    "generator": _TEXT,
+    "seed": ((int,), "a whole number"),
+    "count": ((int,), "a whole number"),
+    "options": _MAPPING,
+    "format": _TEXT,
+    "name": _TEXT,
+    "hidden": _BOOL,
+    "hint": _TEXT,
+}
 RULE_KINDS = ("operator", "name", "import", "format_spec")
 RULE_KEYS = {**{kind: _TEXT for kind in RULE_KINDS}, "instead": _TEXT, "min_args": _NUMBER}
 
@@ -176,8 +188,11 @@ class _Validator:
         rules = tuple(self.rule(item, data.key_lines.get("rules")) for item in data.get("rules", []))
         cases = []
         seen: Dict[str, int] = {}
-        for item in data["cases"]:
-            case = self.case(item, defaults, data.key_lines["cases"])
+        items = [(item, None) for item in data["cases"]]
+        for spec in data.get("generate", []):
+            items += self.generated(spec, defaults, data.key_lines.get("generate", data.line))
+        for item, made in items:
+            case = made or self.case(item, defaults, data.key_lines["cases"])
             if case.name in seen:
                 self.fail(
                     case.line,
@@ -317,6 +332,56 @@ class _Validator:
             min_distinct=min_distinct,
             mistakes=mistakes,
         )
+
+    def generated(self, spec: Any, defaults: dict, line: int) -> list:
+        """The cases one ``generate:`` entry makes: (None, Case) pairs, expected answers to come."""
+        from grader.generators import GENERATORS, Fields, generate, render
+
+        if not isinstance(spec, _Mapping):
+            self.fail(line, "each 'generate' entry must be a mapping with generator, seed, count and format")
+        self.check_keys(spec, GENERATE_KEYS, "in a generate entry")
+        for key in ("generator", "seed", "count", "format"):
+            if key not in spec:
+                self.fail(spec.line, f"the generate entry needs '{key}'")
+        name = spec["generator"]
+        if name not in GENERATORS:
+            close = difflib.get_close_matches(name, list(GENERATORS), n=1)
+            guess = f" (did you mean '{close[0]}'?)" if close else ""
+            self.fail(spec.key_lines["generator"], f"unknown generator '{name}'{guess}; known: {', '.join(GENERATORS)}")
+        if spec["count"] < 1:
+            self.fail(spec.key_lines["count"], "'count' must be 1 or more")
+        options = spec.get("options", {})
+        checker_like = Checker(name, GENERATORS[name].make)
+        for error in checker_like.option_errors(options):
+            self.fail(spec.key_lines.get("options", spec.line), error.replace("checker", "generator"))
+        pattern = spec.get("name", f"{name} {{index}} (seed {spec['seed']})")
+        made = []
+        field_sets: List[Fields] = generate(name, spec["seed"], spec["count"], options)
+        for index, fields in enumerate(field_sets, start=1):
+            case_input = render(spec["format"], fields)
+            made.append(
+                (
+                    None,
+                    Case(
+                        name=render(pattern, {"index": index, **fields}),
+                        input=case_input if case_input.endswith("\n") else case_input + "\n",
+                        expected=(),
+                        checker=defaults["checker"],
+                        checker_options=dict(defaults["checker_options"]),
+                        limits=Limits(
+                            time_s=float(defaults["time_limit"]),
+                            memory_mib=int(defaults["memory_limit"]),
+                            output_bytes=int(defaults["output_limit"]),
+                        ),
+                        hidden=spec.get("hidden", False),
+                        hint=spec.get("hint", ""),
+                        line=spec.line,
+                        mistakes=defaults["mistakes"],
+                        generated=Generated(name, json.dumps(fields), spec["format"]),
+                    ),
+                )
+            )
+        return made
 
     def mistakes(self, data: _Mapping, label: str) -> tuple:
         """Known wrong answers: each an exact ``output`` or a regex ``pattern``, with a ``hint``."""

@@ -102,6 +102,15 @@ class Mistake:
 
 
 @dataclass(frozen=True)
+class Generated:
+    """Where a generated case's input came from: the generator, its fields (JSON) and the format."""
+
+    generator: str
+    fields_json: str
+    template: str
+
+
+@dataclass(frozen=True)
 class Case:
     """One test case, fully resolved: defaults applied, files read."""
 
@@ -118,6 +127,7 @@ class Case:
     repeat: int = 1
     min_distinct: int = 0
     mistakes: Tuple[Mistake, ...] = ()
+    generated: Optional[Generated] = None  # its expected answer comes from the reference solution
 
 
 @dataclass(frozen=True)

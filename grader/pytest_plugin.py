@@ -8,6 +8,7 @@ task checks that the student stub in ``exercises/`` is rejected. Grading itself 
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from grader.forkserver import best_runner
 from grader.grading import GradingContext, grade_case, grade_file, program_for
 from grader.loader import course_checkers, load_task
 from grader.model import Verdict
+from grader.reference import with_answers
 from grader.source import inspect_source
 from grader.verify import check_wrong_solution, grade_beside_reference, wrong_solutions
 
@@ -113,6 +115,9 @@ class CaseItem(pytest.Item):
         if problem is not None:
             raise CaseFailure(f"{self.solution}: {problem.verdict.value}: {problem.message}")
         program, _ = program_for(self.task, self.solution, self.context.python)
+        if self.case.generated is not None:  # its expected answer comes from the reference itself
+            task = with_answers(replace(self.task, cases=(self.case,)), self.context)
+            self.case = task.cases[0]
         result = grade_case(self.case, program, self.context, str(self.solution), parallel_runs=self.context.jobs)
         if not result.accepted:
             raise CaseFailure(
