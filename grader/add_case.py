@@ -351,7 +351,7 @@ class _Layout:
         if isinstance(node, yaml.ScalarNode) and node.value.endswith("\n\n"):
             return end
         while end > 0:
-            start = max(self.text.rfind("\n", 0, end - 1), self.text.rfind("\r", 0, end - 1)) + 1
+            start = _line_start(self.text, end)
             if self.text[start:end].strip():
                 break
             end = start
@@ -377,6 +377,14 @@ def _content_ends(node: yaml.Node) -> List[Tuple[int, yaml.Node]]:
     children = node.value if isinstance(node, yaml.SequenceNode) else [part for pair in node.value for part in pair]
     ends = [end for child in children for end in _content_ends(child)]
     return ends or [(node.end_mark.index, node)]
+
+
+def _line_start(text: str, end: int) -> int:
+    """The index where the line ending (with its line break) at ``end`` starts."""
+    brk = end - 1
+    if text[brk] == "\n" and brk > 0 and text[brk - 1] == "\r":
+        brk -= 1
+    return max(text.rfind("\n", 0, brk), text.rfind("\r", 0, brk)) + 1
 
 
 def _next_line(text: str, index: int) -> int:

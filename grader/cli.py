@@ -14,10 +14,12 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from grader import __version__, report
+from grader.add_case import add_case
 from grader.errors import GraderError, UsageError
 from grader.execute import python_version
 from grader.forkserver import best_runner
 from grader.grading import GradingContext, grade_file
+from grader.importers import import_cms, import_kattis
 from grader.loader import course_checkers, load_course
 from grader.model import Task, TaskResult, Verdict
 from grader.verify import verify_course
@@ -64,6 +66,33 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--python", default=sys.executable, metavar="EXE", help="interpreter that runs the solutions")
     verify.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="cases run at once")
     verify.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    add = commands.add_parser(
+        "add-case",
+        help="add a case to a task, its expected answer computed by the reference solution",
+        description="Run the reference solution on INPUT, show its answer, and append the case to "
+        "testcases/<task>.yaml without disturbing the file's comments or layout.",
+    )
+    add.add_argument("task", metavar="TASK", help="the task id, e.g. nim_sum")
+    add.add_argument("--input", required=True, help="the case's standard input (\\n for a line break is fine)")
+    add.add_argument("--name", help="what the case checks, for students (default: from the input)")
+    add.add_argument("--hidden", action="store_true", help="a hidden case: students see its name and verdict only")
+    add.add_argument("--hint", default="", help="a sentence shown to a student who fails the case")
+    add.add_argument("--course", metavar="DIR", help="folder holding testcases/ and solutions/ (default: this project)")
+    add.add_argument("--python", default=sys.executable, metavar="EXE", help="interpreter that runs the solution")
+    add.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    bring = commands.add_parser(
+        "import",
+        help="turn a CMS task folder or a Kattis problem package into a test case file",
+        description="Convert an existing lab's test data into testcases/<task>.yaml and list what could "
+        "not be carried over (custom checkers, scoring, ...).",
+    )
+    bring.add_argument("kind", choices=["cms", "kattis"], help="the format of FOLDER")
+    bring.add_argument("folder", metavar="FOLDER", help="the CMS task folder or Kattis problem package")
+    bring.add_argument("--task", help="the task id to give it (default: from the folder name)")
+    bring.add_argument("--course", metavar="DIR", help="write into DIR/testcases/ (default: this project)")
+    bring.add_argument("--out", metavar="FILE", help="write to FILE instead")
+    bring.add_argument("--force", action="store_true", help="replace an existing file")
+    bring.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     return parser
 
 
@@ -238,6 +267,48 @@ def _verify(args) -> int:
     return 0 if result.ok else 1
 
 
+def _add_case(args) -> int:
+    course = course_folder(args.course)
+    case_input = args.input.replace("\\n", "\n")
+    with best_runner() as runner:
+        context = GradingContext(checkers=course_checkers(course), python=args.python, course=course, runner=runner)
+        added = add_case(
+            course, args.task, case_input, name=args.name, hidden=args.hidden, hint=args.hint, context=context
+        )
+    print(f"Added the case '{added.name}' to {added.path}.")
+    print("Input:")
+    print(_indented(added.input))
+    if added.expected is None:
+        print("Expected: (none stored: the task's checker decides by the rules)")
+    else:
+        print("Expected (what the reference solution printed):")
+        print(_indented(added.expected))
+    return 0
+
+
+def _import(args) -> int:
+    convert = {"cms": import_cms, "kattis": import_kattis}[args.kind]
+    result = convert(Path(args.folder), args.task)
+    course = Path(args.course) if args.course else default_course()  # a new course folder is fine here
+    target = Path(args.out) if args.out else course / "testcases" / f"{result.task_id}.yaml"
+    if target.exists() and not args.force:
+        raise UsageError(f"{target} already exists; choose another --task or --out, or pass --force to replace it.")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.write_text(result.yaml_text, encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"cannot write {target}: {error.strerror or error}.") from None
+    print(f"Wrote {result.cases} case{'s' if result.cases != 1 else ''} for the task '{result.task_id}' to {target}.")
+    if result.notes:
+        print(f"Not carried over ({len(result.notes)}):")
+        print("\n".join(f"  - {note}" for note in result.notes))
+    return 0
+
+
+def _indented(text: str) -> str:
+    return "\n".join("    " + line for line in text.rstrip("\n").split("\n"))
+
+
 def verify_text(result) -> str:
     """The summary ``verify`` prints: what held, the kill matrix in brief, what falls short."""
     lines = ["Held:"] + [f"  ok  {line}" for line in result.checked]
@@ -267,7 +338,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line; returns the exit status."""
     parser = _parser()
     args = parser.parse_args(argv)
-    commands = {"check": _check, "verify": _verify}
+    commands = {"check": _check, "verify": _verify, "add-case": _add_case, "import": _import}
     try:
         return commands[args.command](args)
     except GraderError as error:

@@ -82,7 +82,7 @@ def _read_mapping(path: Path) -> Dict[str, Any]:
     try:
         data = read_yaml(path, str(path))
     except CaseFileError as error:
-        raise UsageError(f"{error}.") from None
+        raise UsageError(f"{str(error).rstrip('.')}.") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -163,7 +163,10 @@ _Dumper.add_representer(str, _represent_text)
 def _comment(text: str, first: str, rest: str) -> List[str]:
     """``text`` wrapped as YAML comment lines (no line breaks can slip out of the comment)."""
     flat = " ".join(text.split())
-    return textwrap.wrap(flat, width=100, initial_indent=first, subsequent_indent=rest) or [first.rstrip()]
+    lines = textwrap.wrap(
+        flat, width=100, initial_indent=first, subsequent_indent=rest, break_long_words=False, break_on_hyphens=False
+    )
+    return lines or [first.rstrip()]
 
 
 def _render(
@@ -183,7 +186,7 @@ def _render(
             f"because the default of {DEFAULT_LIMITS.output_bytes} bytes is too small for it."
         )
     today = datetime.date.today().isoformat()
-    header = _comment(f"Imported from the {origin} on {today}; notes: {'none.' if not notes.items else ''}", "# ", "# ")
+    header = [" ".join(f"# Imported from the {origin} on {today}; notes:{' none.' if not notes.items else ''}".split())]
     for note in notes.items:
         header += _comment(note, "# - ", "#   ")
     for line in extra_header:
@@ -194,7 +197,8 @@ def _render(
 
 
 def _no_cases(where: Path, found: int, notes: _Notes) -> UsageError:
-    reason = f" ({notes.items[0].rstrip('.')})" if notes.items else ""
+    skipped = [note for note in notes.items if "skipped" in note]
+    reason = f" ({skipped[0].rstrip('.')})" if skipped else ""
     return UsageError(f"{where}: none of the {found} test cases could be imported{reason}.")
 
 
@@ -303,6 +307,8 @@ def _cms_inputs(folder: Path, conf: Dict[str, Any], conf_path: Path, notes: _Not
             others.append(path.name)
     if others:
         notes.add(f"Files in input/ not named inputN.txt were not imported: {_listing(others)}.")
+    if not found:
+        raise UsageError(f"{input_dir}: no test case inputs (input0.txt, input1.txt, ...) in it.")
     if "n_input" in conf and conf["n_input"] is not None:
         count = conf["n_input"]
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
@@ -314,7 +320,7 @@ def _cms_inputs(folder: Path, conf: Dict[str, Any], conf_path: Path, notes: _Not
     else:
         indices = sorted(found)
     if not indices:
-        raise UsageError(f"{input_dir}: no test case inputs (input0.txt, input1.txt, ...) in it.")
+        raise UsageError(f"{conf_path}: 'n_input' is 0, so there is no test case to import.")
     return indices, {i: found.get(i) for i in indices}
 
 
@@ -715,7 +721,9 @@ def _kattis_validation(folder: Path, conf: Dict[str, Any], conf_path: Path, note
             "with the .ans file, so they will most likely need rewriting."
         )
         return "interactive"
-    if "custom" in words or ("validation" not in conf and validators):
+    # In the 2023-07 format there is no 'validation' key: an output_validator/ folder means custom.
+    modern = str(conf.get("problem_format_version", "legacy")) != "legacy"
+    if "custom" in words or (modern and "validation" not in conf and validators):
         notes.add(
             f"The custom output validator{shown} was not carried over: the cases compare output as Kattis's "
             "default validator would with the same validator_flags, so answers it would accept in other forms "
@@ -724,8 +732,8 @@ def _kattis_validation(folder: Path, conf: Dict[str, Any], conf_path: Path, note
         return "custom"
     if validators:
         notes.add(
-            f"The output validator{shown} was not imported, and problem.yaml says validation: default, so Kattis "
-            "does not use it either."
+            f"The output validator{shown} was not imported; with validation default (problem.yaml) Kattis does not "
+            "use it either."
         )
     return "default"
 
@@ -883,6 +891,10 @@ class _KattisData:
 def _kattis_other_notes(folder: Path, conf: Dict[str, Any], notes: _Notes) -> None:
     types = conf.get("type", "pass-fail")
     types = set(types.split()) if isinstance(types, str) else set(map(str, types or []))
+    if "submit-answer" in types:
+        notes.add(
+            "This is a Kattis submit-answer problem (answers are files, not a program); here each case runs a program."
+        )
     if "scoring" in types or conf.get("grading"):
         notes.add(
             "This is a Kattis scoring problem: its scores (grading, accept_score, custom graders) were not carried "

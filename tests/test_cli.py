@@ -192,3 +192,36 @@ def test_watch_grades_again_when_the_file_is_saved(tmp_path):
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_add_case_appends_the_reference_answer(tmp_path, capsys):
+    import shutil
+
+    course = tmp_path / "course"
+    for folder in ("testcases", "solutions"):
+        shutil.copytree(PROJECT / folder, course / folder)
+    before = (course / "testcases" / "bitwise_xor.yaml").read_text()
+    code = main(["add-case", "bitwise_xor", "--input", "12 10", "--name", "12 XOR 10 is 6", "--course", str(course)])
+    out = capsys.readouterr().out
+    after = (course / "testcases" / "bitwise_xor.yaml").read_text()
+    assert code == 0 and "Added the case '12 XOR 10 is 6'" in out and "\n    6\n" in out
+    assert after.startswith(before) and "expected: '6'" in after[len(before) :]
+    assert main(["add-case", "bitwise_xor", "--input", "12 10", "--course", str(course)]) == 2
+    assert "already has this input" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind, sample", [("cms", "cms_nim_sum"), ("kattis", "kattis_xor")])
+def test_import_writes_a_case_file_and_lists_what_was_left_out(tmp_path, capsys, kind, sample):
+    folder = PROJECT / "tests" / "data" / "importers" / sample
+    course = tmp_path / "course"
+    assert main(["import", kind, str(folder), "--task", "imported", "--course", str(course)]) == 0
+    out = capsys.readouterr().out
+    written = course / "testcases" / "imported.yaml"
+    assert f"to {written}" in out and "Not carried over" in out
+    from grader.checkers import builtin_checkers
+    from grader.loader import load_task
+
+    assert load_task(written, builtin_checkers()).cases
+    # never overwritten silently
+    assert main(["import", kind, str(folder), "--task", "imported", "--course", str(course)]) == 2
+    assert "already exists" in capsys.readouterr().err

@@ -1,5 +1,6 @@
 # Mistake: forgets to reverse the bits, so they come out least significant first
 # verdict: wrong_answer
+# caught-by: 13 is 1101 in binary
 """Exercise 4 of the Nim lab: Numbers in binary and back
 
 A computer keeps every whole number as a row of bits (binary digits), each one

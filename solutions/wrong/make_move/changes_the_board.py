@@ -1,5 +1,6 @@
 # Mistake: subtracts from the board it was given and returns that same list
 # verdict: runtime_error
+# caught-by: the handout: Alice takes 2 objects from row 3
 """Exercise 2 of the Nim lab: Making a move
 
 On their turn a player picks one row and takes some objects from it: at least one,

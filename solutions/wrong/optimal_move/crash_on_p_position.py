@@ -1,5 +1,6 @@
 # Mistake: calls random.choice on the list of good rows even when it is empty (a P-position)
 # verdict: runtime_error
+# caught-by: P-position 1, 2, 3: no winning move, so play a random legal move
 """Exercise 7 of the Nim lab: The optimal move
 
 Now the computer learns to play. Remember the convention from exercise 6:

@@ -1,5 +1,6 @@
 # Mistake: greedy: takes the whole biggest row instead of leaving nim-sum 0
 # verdict: wrong_answer
+# caught-by: 1, 3, 5 has one winning move: take 3 from row 3
 """Exercise 7 of the Nim lab: The optimal move
 
 Now the computer learns to play. Remember the convention from exercise 6:

@@ -1,5 +1,6 @@
 # Mistake: the row counter is only increased for rows that hold objects, so an empty row loops forever
 # verdict: time_limit_exceeded
+# caught-by: a single empty row is shown as "1:"
 """Exercise 1 of the Nim lab: Present the board
 
 In Nim the board is a number of rows, each holding some objects. In Python we keep

@@ -1,5 +1,6 @@
 # Mistake: rows numbered from 0 (range(len(board)) used as the row number)
 # verdict: wrong_answer
+# caught-by: a single row
 """Exercise 1 of the Nim lab: Present the board
 
 In Nim the board is a number of rows, each holding some objects. In Python we keep

@@ -1,5 +1,6 @@
-# Mistake: deletes the helper functions and calls numeral_binary from exercise 4 without copying it in: NameError
-# verdict: runtime_error
+# Mistake: the copied exclusive_or helper is plain or (1 and 1 give 1)
+# verdict: wrong_answer
+# caught-by: 1 XOR 1 is 0; 12 XOR 12 is 0 (equal numbers)
 """Exercise 5 of the Nim lab: Bitwise exclusive or
 
 In exercise 3 you wrote exclusive_or(a, b) for two single bits: the answer is 1
@@ -58,6 +59,43 @@ How to try it:
 import sys
 
 
+def exclusive_or(a, b):
+    """XOR of two bits (your answer to exercise 3).
+
+    a, b: each 0 or 1.
+    Returns: 1 when a and b are different, 0 when they are the same.
+    """
+    if a == 1 or b == 1:
+        return 1
+    return 0
+
+
+def numeral_binary(n):
+    """A whole number n (0 or more) as a list of bits, most significant first
+    (your answer to exercise 4): numeral_binary(13) gives [1, 1, 0, 1].
+    """
+    if n == 0:
+        return [0]
+    bits = []
+    while n > 0:
+        bits.append(n % 2)
+        n = n // 2
+    bits.reverse()
+    return bits
+
+
+def binary_numeral(bits):
+    """The whole number that a list of bits (most significant first) stands for
+    (your answer to exercise 4): binary_numeral([1, 1, 0, 1]) gives 13.
+    """
+    number = 0
+    place_value = 1
+    for bit in reversed(bits):
+        number = number + bit * place_value
+        place_value = place_value * 2
+    return number
+
+
 def bitwise_exclusive_or(a, b):
     """Bitwise XOR of two whole numbers.
 
@@ -67,14 +105,14 @@ def bitwise_exclusive_or(a, b):
     """
     bits_a = numeral_binary(a)
     bits_b = numeral_binary(b)
-    while len(bits_a) < len(bits_b):
-        bits_a.insert(0, 0)
-    while len(bits_b) < len(bits_a):
-        bits_b.insert(0, 0)
-    result = []
-    for i in range(len(bits_a)):
-        result.append(exclusive_or(bits_a[i], bits_b[i]))
-    return binary_numeral(result)
+    # Zeros in front of the shorter list line the columns up on the right.
+    width = max(len(bits_a), len(bits_b))
+    bits_a = [0] * (width - len(bits_a)) + bits_a
+    bits_b = [0] * (width - len(bits_b)) + bits_b
+    result_bits = []
+    for bit_a, bit_b in zip(bits_a, bits_b):
+        result_bits.append(exclusive_or(bit_a, bit_b))
+    return binary_numeral(result_bits)
 
 
 def self_test():

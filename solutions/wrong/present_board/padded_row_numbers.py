@@ -1,5 +1,6 @@
-# Mistake: leftover debug print of every row inside present_board
-# verdict: wrong_answer
+# Mistake: right-aligns the row numbers to the widest one, so a board of 12 rows shows " 1: X"
+# verdict: presentation_error
+# caught-by: rows 10 and up are numbered the same way
 """Exercise 1 of the Nim lab: Present the board
 
 In Nim the board is a number of rows, each holding some objects. In Python we keep
@@ -54,11 +55,11 @@ def present_board(board):
     Returns: a string, for example "Nim:\\n1: X X\\n2:\\n3: X".
     The list you are given must stay exactly as it was.
     """
-    text = "Nim:"
+    width = len(str(len(board)))
+    lines = ["Nim:"]
     for number, size in enumerate(board, start=1):
-        print("row", number, "has", size, "objects")
-        text += "\n" + str(number) + ":" + " X" * size
-    return text
+        lines.append(str(number).rjust(width) + ":" + " X" * size)
+    return "\n".join(lines)
 
 
 def self_test():

@@ -1,5 +1,6 @@
-# Mistake: each X written as "X " so every line ends in a space, and an empty row is "2: "
-# verdict: presentation_error
+# Mistake: the row counter only moves on rows with objects, and a debug print for empty rows prints forever
+# verdict: output_limit_exceeded
+# caught-by: a single empty row is shown as "1:"
 """Exercise 1 of the Nim lab: Present the board
 
 In Nim the board is a number of rows, each holding some objects. In Python we keep
@@ -55,10 +56,13 @@ def present_board(board):
     The list you are given must stay exactly as it was.
     """
     lines = ["Nim:"]
-    for i in range(len(board)):
-        line = str(i + 1) + ": "
-        line = line + "X " * board[i]
-        lines.append(line)
+    i = 0
+    while i < len(board):
+        if board[i] > 0:
+            lines.append(str(i + 1) + ":" + " X" * board[i])
+            i = i + 1
+        else:
+            print("empty row", i + 1)
     return "\n".join(lines)
 
 
