@@ -42,6 +42,7 @@ class GradingContext:
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
     course: Optional[Path] = None  # where the exercise files (stubs) are, to compare with
     task_ids: Tuple[str, ...] = ()  # every task of the course (for messages about imports)
+    shrink: bool = True  # look for a smaller failing input when a generated case fails
 
 
 def grade_file(task: Task, path: Path, context: GradingContext, shown: Optional[str] = None) -> TaskResult:
@@ -69,7 +70,7 @@ def grade_file(task: Task, path: Path, context: GradingContext, shown: Optional[
 
 def _with_shrunk(task: Task, result: CaseResult, program: Program, context: GradingContext, shown: str) -> CaseResult:
     """A failed generated case's message, with the smallest failing input that shrinking found."""
-    if result.accepted or result.case.generated is None:
+    if result.accepted or result.case.generated is None or not context.shrink:
         return result
     found = reference.shrink(task, result, program, context, shown)
     if found is None:

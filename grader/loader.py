@@ -287,6 +287,12 @@ class _Validator:
         self.check_keys(item, CASE_KEYS, label)
         if "name" not in item or not item["name"].strip():
             self.fail(item.line, "this case has no 'name': give it one that says what it checks")
+        if ";" in item["name"]:
+            self.fail(
+                item.key_lines["name"],
+                f"the case name '{item['name']}' contains ';', which separates case names in a known-wrong "
+                "solution's caught-by line: use ':' or ',' instead",
+            )
         settings = self.settings(item, defaults)
         checker = self.checkers.get(settings["checker"])
         if checker.interactive:

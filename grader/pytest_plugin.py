@@ -21,7 +21,7 @@ from grader.loader import course_checkers, load_task
 from grader.model import Verdict
 from grader.reference import with_answers
 from grader.source import inspect_source
-from grader.verify import check_wrong_solution, grade_beside_reference, wrong_solutions
+from grader.verify import check_wrong_solution, grade_until_decided, wrong_solutions
 
 _RUNNER = pytest.StashKey()
 
@@ -166,7 +166,7 @@ class WrongItem(pytest.Item):
     def runtest(self):
         problems = [self.wrong.header_problem] if self.wrong.header_problem else []
         if not problems:
-            result = grade_beside_reference(self.task, self.wrong.path, self.course, self.context)
+            result = grade_until_decided(self.task, self.wrong, self.course, self.context)
             problems = check_wrong_solution(self.task, self.wrong, result)
         if problems:
             raise CaseFailure("\n".join(problems))

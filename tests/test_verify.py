@@ -10,26 +10,26 @@ from conftest import PROJECT, mutate
 from grader.cli import main
 from grader.verify import read_wrong_solution
 
-ADDS = mutate("nim_sum", "total = total ^ row", "total = total + row")
-SWAPPED = mutate("nim_sum", "return nim_sum(board) != 0", "return nim_sum(board) == 0")
+INCLUSIVE = mutate("exclusive_or", "    if a == b:\n        return 0\n    return 1", "    return 1 if a or b else 0")
+ALWAYS_ZERO = mutate("exclusive_or", "    if a == b:\n        return 0\n    return 1", "    return 0")
+FIRST_CASE = "0 xor 0 is 0"
+ONE_ONE = "1 xor 1 is 0, two ones give 0"
 
 
 @pytest.fixture
 def course(tmp_path):
-    """A course with nim_sum only: its cases, reference solution, stub and two known-wrong solutions."""
+    """A course with exclusive_or only: its cases, solution, stub and two known-wrong solutions."""
     root = tmp_path / "course"
-    for folder in ("testcases", "solutions", "exercises", "solutions/wrong/nim_sum"):
+    for folder in ("testcases", "solutions", "exercises", "solutions/wrong/exclusive_or"):
         (root / folder).mkdir(parents=True)
-    shutil.copy(PROJECT / "testcases" / "nim_sum.yaml", root / "testcases")
-    shutil.copytree(PROJECT / "testcases" / "nim_sum", root / "testcases" / "nim_sum")
-    shutil.copy(PROJECT / "solutions" / "nim_sum.py", root / "solutions")
-    shutil.copy(PROJECT / "exercises" / "nim_sum.py", root / "exercises")
-    wrong = root / "solutions" / "wrong" / "nim_sum"
-    (wrong / "adds.py").write_text(
-        "# Mistake: adds the heaps instead of XOR-ing them\n# verdict: wrong_answer\n"
-        "# caught-by: the nim-sum of 1, 3, 5, 7 is 0\n" + ADDS
+    shutil.copy(PROJECT / "testcases" / "exclusive_or.yaml", root / "testcases")
+    shutil.copy(PROJECT / "solutions" / "exclusive_or.py", root / "solutions")
+    shutil.copy(PROJECT / "exercises" / "exclusive_or.py", root / "exercises")
+    wrong = root / "solutions" / "wrong" / "exclusive_or"
+    (wrong / "inclusive.py").write_text(
+        f"# Mistake: inclusive or\n# verdict: wrong_answer\n# caught-by: {ONE_ONE}\n" + INCLUSIVE
     )
-    (wrong / "swapped.py").write_text("# Mistake: P and N swapped\n# verdict: wrong_answer\n" + SWAPPED)
+    (wrong / "zero.py").write_text("# Mistake: always 0\n# verdict: wrong_answer\n" + ALWAYS_ZERO)
     return root
 
 
@@ -41,31 +41,33 @@ def verify(course, capsys, *extra):
 def test_a_sound_course_holds(course, capsys):
     code, out = verify(course, capsys)
     assert code == 0, out
-    assert "the reference solution passes all 26 cases, twice" in out
+    assert "the reference solution passes all 4 cases, twice" in out
     assert "the stub, an empty file and a silent file are rejected" in out
-    assert "nim_sum: 2 of 2 known-wrong solutions caught" in out
+    assert "exclusive_or: 2 of 2 known-wrong solutions caught" in out
     assert "Everything held." in out
 
 
 def test_a_broken_reference_solution_fails_with_the_case(course, capsys):
-    (course / "solutions" / "nim_sum.py").write_text(ADDS)
+    (course / "solutions" / "exclusive_or.py").write_text(INCLUSIVE)
     code, out = verify(course, capsys)
     assert code == 1
-    assert "the reference solution" in out and "gets wrong_answer on 'the nim-sum of 1, 3, 5, 7 is 0'" in out
+    assert "the reference solution" in out and f"gets wrong_answer on '{ONE_ONE}'" in out
 
 
 def test_a_wrong_expected_answer_fails_naming_the_case_and_line(course, capsys):
-    path = course / "testcases" / "nim_sum.yaml"
-    text = path.read_text()
-    path.write_text(text.replace("expected: '13'", "expected: '12'", 1))
+    path = course / "testcases" / "exclusive_or.yaml"
+    lines = path.read_text().splitlines(keepends=True)
+    index = next(i for i, line in enumerate(lines) if "expected:" in line)
+    lines[index] = lines[index].replace("'0'", "'1'")
+    path.write_text("".join(lines))
     code, out = verify(course, capsys)
     assert code == 1
-    assert "'the nim-sum of 27, 8, 3, 29 is 13'" in out and "(line " in out
+    assert f"'{FIRST_CASE}'" in out and "(line " in out
 
 
 def test_a_known_wrong_solution_that_slips_through(course, capsys):
-    fine = (PROJECT / "solutions" / "nim_sum.py").read_text()
-    (course / "solutions" / "wrong" / "nim_sum" / "fine.py").write_text(
+    fine = (PROJECT / "solutions" / "exclusive_or.py").read_text()
+    (course / "solutions" / "wrong" / "exclusive_or" / "fine.py").write_text(
         "# Mistake: none really\n# verdict: wrong_answer\n" + fine
     )
     code, out = verify(course, capsys)
@@ -75,35 +77,33 @@ def test_a_known_wrong_solution_that_slips_through(course, capsys):
 
 
 def test_a_declared_verdict_that_does_not_happen(course, capsys):
-    path = course / "solutions" / "wrong" / "nim_sum" / "swapped.py"
+    path = course / "solutions" / "wrong" / "exclusive_or" / "zero.py"
     path.write_text(path.read_text().replace("# verdict: wrong_answer", "# verdict: runtime_error"))
     code, out = verify(course, capsys)
     assert code == 1
-    assert "swapped.py should get runtime_error but gets wrong_answer" in out
+    assert "zero.py should get runtime_error but gets wrong_answer" in out
 
 
 def test_caught_by_a_case_that_accepts_it(course, capsys):
-    path = course / "solutions" / "wrong" / "nim_sum" / "swapped.py"
+    path = course / "solutions" / "wrong" / "exclusive_or" / "zero.py"
     text = path.read_text().replace(
-        "# verdict: wrong_answer\n", "# verdict: wrong_answer\n# caught-by: the nim-sum of 1, 3, 5, 7 is 0\n"
+        "# verdict: wrong_answer\n", f"# verdict: wrong_answer\n# caught-by: {FIRST_CASE}\n"
     )
     path.write_text(text)
     code, out = verify(course, capsys)
     assert code == 1
-    assert "swapped.py should be caught by 'the nim-sum of 1, 3, 5, 7 is 0', but that case accepts it" in out
+    assert f"zero.py should be caught by '{FIRST_CASE}', but that case accepts it" in out
 
 
 def test_a_case_that_catches_nothing_is_reported_but_does_not_fail(course, capsys):
-    # the swapped solution is the only one left: nim_sum cases cannot catch it
-    (course / "solutions" / "wrong" / "nim_sum" / "adds.py").unlink()
     code, out = verify(course, capsys)
     assert code == 0
     assert "worth a look" in out
-    assert "the case 'the nim-sum of 1, 3, 5, 7 is 0' catches none of the 1 known-wrong solutions" in out
+    assert f"the case '{FIRST_CASE}' catches none of the 2 known-wrong solutions" in out
 
 
 def test_a_stub_that_passes_is_reported(course, capsys):
-    shutil.copy(course / "solutions" / "nim_sum.py", course / "exercises" / "nim_sum.py")
+    shutil.copy(course / "solutions" / "exclusive_or.py", course / "exercises" / "exclusive_or.py")
     code, out = verify(course, capsys)
     assert code == 1
     assert "the stub" in out and "is accepted: the cases do not check the answer" in out
@@ -114,14 +114,15 @@ def test_the_kill_matrix_page(course, capsys, tmp_path):
     code, out = verify(course, capsys, "--html", str(page))
     html = page.read_text(encoding="utf-8")
     assert code == 0 and f"Kill matrix: {page}" in out
-    assert '<th scope="col" title="adds the heaps instead of XOR-ing them">adds</th>' in html
-    assert html.count("<tr") >= 27 and "✗" in html and "<script" not in html
+    assert '<th scope="col" title="inclusive or">inclusive</th>' in html
+    # inclusive or fails 1 xor 1; always 0 fails 1 xor 0 and 0 xor 1: three ✗ in the matrix
+    assert html.count(">✗<") == 3 and "catches none" in html and "<script" not in html
 
 
 def test_a_broken_case_file_exits_2(course, capsys):
-    (course / "testcases" / "nim_sum.yaml").write_text("task: nim_sum\ncases: [\n")
+    (course / "testcases" / "exclusive_or.yaml").write_text("task: exclusive_or\ncases: [\n")
     assert main(["verify", "--course", str(course)]) == 2
-    assert "nim_sum.yaml, line" in capsys.readouterr().err
+    assert "exclusive_or.yaml, line" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
