@@ -47,11 +47,8 @@ def _parser() -> argparse.ArgumentParser:
         "--report", default="report", metavar="DIR", help="folder for the HTML report (default: report/)"
     )
     check.add_argument("--json", action="store_true", help="print the JSON results on standard output")
-    check.add_argument("--python", default=sys.executable, metavar="EXE", help="interpreter that runs the submissions")
-    check.add_argument("--course", metavar="DIR", help="folder holding testcases/ (default: this project)")
     check.add_argument("--watch", action="store_true", help="grade again whenever a file is saved (Ctrl-C stops)")
-    check.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="cases run at once")
-    check.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    _shared_options(check, "testcases/", "the submissions")
     verify = commands.add_parser(
         "verify",
         help="check the course's test suite: reference solutions, stubs, junk, known-wrong solutions",
@@ -59,13 +56,8 @@ def _parser() -> argparse.ArgumentParser:
         "are rejected and that every known-wrong solution in solutions/wrong/<task>/ is rejected as it "
         "declares; print the kill matrix's weak cases and uncaught solutions.",
     )
-    verify.add_argument(
-        "--course", metavar="DIR", help="folder holding testcases/ and solutions/ (default: this project)"
-    )
     verify.add_argument("--html", metavar="FILE", help="also write the kill matrix as an HTML page")
-    verify.add_argument("--python", default=sys.executable, metavar="EXE", help="interpreter that runs the solutions")
-    verify.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="cases run at once")
-    verify.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    _shared_options(verify, "testcases/ and solutions/", "the solutions")
     add = commands.add_parser(
         "add-case",
         help="add a case to a task, its expected answer computed by the reference solution",
@@ -77,9 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     add.add_argument("--name", help="what the case checks, for students (default: from the input)")
     add.add_argument("--hidden", action="store_true", help="a hidden case: students see its name and verdict only")
     add.add_argument("--hint", default="", help="a sentence shown to a student who fails the case")
-    add.add_argument("--course", metavar="DIR", help="folder holding testcases/ and solutions/ (default: this project)")
-    add.add_argument("--python", default=sys.executable, metavar="EXE", help="interpreter that runs the solution")
-    add.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    _shared_options(add, "testcases/ and solutions/", "the reference solution")
     bring = commands.add_parser(
         "import",
         help="turn a CMS task folder or a Kattis problem package into a test case file",
@@ -94,6 +84,14 @@ def _parser() -> argparse.ArgumentParser:
     bring.add_argument("--force", action="store_true", help="replace an existing file")
     bring.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     return parser
+
+
+def _shared_options(parser: argparse.ArgumentParser, holds: str, runs: str) -> None:
+    """--course, --python, --jobs and the hidden --debug, as every grading command has them."""
+    parser.add_argument("--course", metavar="DIR", help=f"folder holding {holds} (default: this project)")
+    parser.add_argument("--python", default=sys.executable, metavar="EXE", help=f"interpreter that runs {runs}")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="cases run at once")
+    parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
 
 def default_course() -> Path:

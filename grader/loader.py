@@ -325,11 +325,7 @@ class _Validator:
             expected=expected,
             checker=settings["checker"],
             checker_options=dict(settings["checker_options"]),
-            limits=Limits(
-                time_s=float(settings["time_limit"]),
-                memory_mib=int(settings["memory_limit"]),
-                output_bytes=int(settings["output_limit"]),
-            ),
+            limits=_limits(settings),
             hidden=item.get("hidden", False),
             hint=item.get("hint", ""),
             points=item.get("points", 1),
@@ -374,11 +370,7 @@ class _Validator:
                         expected=(),
                         checker=defaults["checker"],
                         checker_options=dict(defaults["checker_options"]),
-                        limits=Limits(
-                            time_s=float(defaults["time_limit"]),
-                            memory_mib=int(defaults["memory_limit"]),
-                            output_bytes=int(defaults["output_limit"]),
-                        ),
+                        limits=_limits(defaults),
                         hidden=spec.get("hidden", False),
                         hint=spec.get("hint", ""),
                         line=spec.line,
@@ -464,6 +456,15 @@ class _Validator:
                 )
             return tuple(answers)
         return (self.text_or_file(item, "expected", label),)
+
+
+def _limits(settings: dict) -> Limits:
+    """The limits of a case from its settings (the task's, with the case's overrides)."""
+    return Limits(
+        time_s=float(settings["time_limit"]),
+        memory_mib=int(settings["memory_limit"]),
+        output_bytes=int(settings["output_limit"]),
+    )
 
 
 def load_task(path: Path, checkers: CheckerRegistry, shown: Optional[str] = None) -> Task:
