@@ -8,6 +8,7 @@ task checks that the student stub in ``exercises/`` is rejected. Grading itself 
 from __future__ import annotations
 
 import sys
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from grader.loader import course_checkers, load_task
 from grader.model import Verdict
 from grader.reference import with_answers
 from grader.source import inspect_source
-from grader.verify import check_wrong_solution, grade_until_decided, wrong_solutions
+from grader.verify import JUNK, check_wrong_solution, grade_until_decided, wrong_solutions
 
 _RUNNER = pytest.StashKey()
 
@@ -81,6 +82,8 @@ class TaskFile(pytest.File):
             yield StubItem.from_parent(
                 self, name="the exercise stub is rejected", task=task, stub=stub, context=context
             )
+        for label, text in JUNK.items():
+            yield JunkItem.from_parent(self, name=f"{label} is rejected", task=task, text=text, context=context)
         for wrong in wrong_solutions(course, task.id):
             yield WrongItem.from_parent(
                 self,
@@ -154,6 +157,29 @@ class StubItem(CaseItem.__base__):
 
     def reportinfo(self):
         return self.path, None, f"{self.task.id}: the exercise stub is rejected"
+
+
+class JunkItem(pytest.Item):
+    """Junk (an empty file, a file that prints nothing) must never pass a task."""
+
+    def __init__(self, *, task, text: str, context: GradingContext, **kwargs):
+        super().__init__(**kwargs)
+        self.task, self.text, self.context = task, text, context
+
+    def runtest(self):
+        with tempfile.TemporaryDirectory(prefix="nim-grader-junk-") as folder:
+            path = Path(folder) / f"{self.task.id}.py"
+            path.write_text(self.text, encoding="utf-8")
+            if grade_file(self.task, path, self.context).verdict is Verdict.ACCEPTED:
+                raise CaseFailure(f"{self.name[: -len(' is rejected')]} is accepted: the cases do not check the answer")
+
+    def repr_failure(self, excinfo):
+        if excinfo.errisinstance(CaseFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        return self.path, None, f"{self.task.id}: {self.name}"
 
 
 class WrongItem(pytest.Item):
