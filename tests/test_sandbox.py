@@ -282,3 +282,15 @@ def test_signals_to_the_grader_are_refused(grade_hostile, protections):
     case, _ = grade_hostile(f"import os, signal\nos.kill({os.getpid()}, signal.SIGKILL)\n")
     assert case.verdict is Verdict.RUNTIME_ERROR and "PermissionError" in case.message
     assert signal.SIGKILL  # and this process (the grader) is still here to assert it
+
+
+def test_without_the_sandbox_grading_still_works_and_says_so(tmp_path):
+    from grader.execute import Program
+
+    script = tmp_path / "prog.py"
+    script.write_text("print(input()[::-1])\n")
+    with ForkServerRunner(use_sandbox=False) as plain:
+        described = plain.protections(sys.executable).describe()
+        result = plain.run(Program(sys.executable, script, "prog.py"), b"abc\n", QUICK)
+    assert result.stdout == b"cba\n"
+    assert "not available here:" in described and "no network" in described.split("not available here:")[1]
