@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from grader.checkers import CheckerRegistry
 from grader.errors import GraderError
 from grader.forkserver import best_runner
 from grader.grading import GradingContext, grade_case, grade_file, program_for
@@ -204,6 +203,3 @@ class WrongItem(pytest.Item):
 
     def reportinfo(self):
         return self.wrong.path, None, f"{self.task.id}: known-wrong {self.wrong.path.name}"
-
-
-__all__ = ["CheckerRegistry", "pytest_collect_file"]

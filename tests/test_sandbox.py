@@ -8,7 +8,6 @@ cannot give (network namespace, hidden course files) are skipped with the reason
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import time
 from dataclasses import replace
@@ -281,7 +280,7 @@ def test_signals_to_the_grader_are_refused(grade_hostile, protections):
         pytest.skip("programs run as the grader's own user here")
     case, _ = grade_hostile(f"import os, signal\nos.kill({os.getpid()}, signal.SIGKILL)\n")
     assert case.verdict is Verdict.RUNTIME_ERROR and "PermissionError" in case.message
-    assert signal.SIGKILL  # and this process (the grader) is still here to assert it
+    assert os.getpid() > 0  # the grader that was the target is still here, running this test
 
 
 def test_without_the_sandbox_grading_still_works_and_says_so(tmp_path):
