@@ -186,36 +186,36 @@ def _grade_and_report(args, pairs, notes, context: GradingContext, note: str) ->
             print(report.json_text(results), flush=True)
         return 0 if all(r.verdict is Verdict.ACCEPTED for r in results) else 1
 
+    files = [path for _, path in pairs]
+    before = _stamps(files)  # taken before grading: a save during the first grading counts too
     status = grade_all()
     if not args.watch:
         return status
-    files = [path for _, path in pairs]
     count = f"{len(files)} file{'s' if len(files) != 1 else ''}"
     print(f"Watching {count}: save to grade again, Ctrl-C to stop.", flush=True)
-    return watch(files, grade_all)
+    return watch(files, grade_all, before)
 
 
-def watch(files: Sequence[Path], grade_all, poll_s: float = 0.3, rounds: Optional[int] = None) -> int:
-    """Call ``grade_all()`` again whenever one of ``files`` changes; stop on Ctrl-C (or after ``rounds``).
+def _stamps(files: Sequence[Path]) -> dict:
+    """Each file's modification time and size (None when it cannot be read)."""
+    found = {}
+    for path in files:
+        try:
+            info = path.stat()
+            found[path] = (info.st_mtime_ns, info.st_size)
+        except OSError:
+            found[path] = None
+    return found
 
-    Returns the status of the last grading. Changes are seen by modification time and size.
-    """
 
-    def stamps():
-        found = {}
-        for path in files:
-            try:
-                info = path.stat()
-                found[path] = (info.st_mtime_ns, info.st_size)
-            except OSError:
-                found[path] = None
-        return found
-
-    status, seen, done = 0, stamps(), 0
+def watch(files: Sequence[Path], grade_all, seen: dict, poll_s: float = 0.3, rounds: Optional[int] = None) -> int:
+    """Call ``grade_all()`` again whenever one of ``files`` differs from ``seen`` (their stamps);
+    stop on Ctrl-C (or after ``rounds``). Returns the status of the last grading."""
+    status, done = 0, 0
     try:
         while rounds is None or done < rounds:
             time.sleep(poll_s)
-            now = stamps()
+            now = _stamps(files)
             if now == seen:
                 continue
             seen = now

@@ -166,6 +166,9 @@ def test_no_command_is_a_usage_error(capsys):
 
 
 def test_watch_grades_again_when_the_file_is_saved(tmp_path):
+    import queue
+    import threading
+
     work = tmp_path / "exclusive_or.py"
     work.write_text("print(0)\n")
     process = subprocess.Popen(
@@ -175,19 +178,23 @@ def test_watch_grades_again_when_the_file_is_saved(tmp_path):
         text=True,
         cwd=PROJECT,
     )
+    lines: "queue.Queue[str]" = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
+
+    def read_until(predicate, seen):
+        while True:  # a line within 60 s, or the test fails instead of hanging
+            line = lines.get(timeout=60)
+            seen.append(line)
+            if predicate(line):
+                return
+
     try:
-        lines = []
-        for line in process.stdout:
-            lines.append(line)
-            if line.startswith("Watching"):
-                break
-        assert any("wrong_answer" in line for line in lines)
+        seen = []
+        read_until(lambda line: line.startswith("Watching"), seen)
+        assert any("wrong_answer" in line for line in seen)
         work.write_text(solution("exclusive_or"))
-        for line in process.stdout:
-            lines.append(line)
-            if line.startswith("exclusive_or") and "accepted" in line:
-                break
-        assert any("again" in line for line in lines)
+        read_until(lambda line: line.startswith("exclusive_or") and "accepted" in line, seen)
+        assert any("again" in line for line in seen)
         assert "accepted" in (tmp_path / "r" / "exclusive_or.html").read_text()
     finally:
         process.terminate()
