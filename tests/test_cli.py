@@ -178,7 +178,7 @@ def test_watch_grades_again_when_the_file_is_saved(tmp_path):
         text=True,
         cwd=PROJECT,
     )
-    lines: "queue.Queue[str]" = queue.Queue()
+    lines = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
 
     def read_until(predicate, seen):
