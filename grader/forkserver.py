@@ -13,6 +13,7 @@ import array
 import itertools
 import json
 import os
+import queue
 import shutil
 import signal
 import socket
@@ -117,8 +118,7 @@ class _Child:
 class _Server:
     """One running fork server and the thread that reads its replies."""
 
-    def __init__(self, python: str, prefix, uid: Optional[int]) -> None:
-        self.uid = uid
+    def __init__(self, python: str, prefix) -> None:
         # SOCK_SEQPACKET keeps each message (and the descriptors sent with it) apart.
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         command = [*(prefix or []), python, "-I", "-X", "utf8", "-c", _ZYGOTE, str(theirs.fileno())]
@@ -170,7 +170,7 @@ class _Server:
         with self.send_lock:
             self.sock.sendmsg([data], ancillary)
 
-    def spawn(self, workdir: str, script: str, limits: Limits, unbuffered: bool) -> _Child:
+    def spawn(self, workdir: str, script: str, limits: Limits, unbuffered: bool, uid: Optional[int]) -> _Child:
         """Ask for one program; returns at once (its pid comes when the server has forked it).
 
         Raises ``ServerGone`` when the server has stopped, so the caller can start another.
@@ -190,7 +190,7 @@ class _Server:
             "script": script,
             "limits": [list(item) for item in rlimits(limits)],
             "unbuffered": unbuffered,
-            "uid": self.uid,
+            "uid": uid,
         }
         try:
             self._send(request, [stdin_read, stdout_write, stderr_write])
@@ -227,15 +227,16 @@ class _Server:
 
 
 class _OwnedWorkdir(_Workdir):
-    """A run's folder inside the runner's work root, owned by the programs' user."""
+    """A run's folder inside the runner's work root, owned by the user id the run gets (if any)."""
 
-    def __init__(self, program: Program, root: str, uid: Optional[int]) -> None:
+    def __init__(self, program: Program, runner: ForkServerRunner) -> None:
         super().__init__(program)
-        self.root = root
-        self.uid = uid
+        self.runner = runner
+        self.uid: Optional[int] = None
 
     def __enter__(self):
-        self.folder = tempfile.mkdtemp(prefix="run-", dir=self.root)
+        self.folder = tempfile.mkdtemp(prefix="run-", dir=self.runner.root)
+        self.uid = self.runner._take_uid(self.program.python, self.folder)
         for companion in self.program.companions:
             shutil.copyfile(companion, Path(self.folder) / companion.name)
         script = Path(self.folder) / self.program.run_name
@@ -244,6 +245,10 @@ class _OwnedWorkdir(_Workdir):
             for path in [self.folder, *(str(p) for p in Path(self.folder).iterdir())]:
                 os.chown(path, self.uid, self.uid)
         return self.folder, str(script)
+
+    def __exit__(self, *exc_info) -> None:
+        super().__exit__(*exc_info)
+        self.runner._give_uid(self.folder, self.uid)
 
 
 class ForkServerRunner(ProcessRunner):
@@ -261,6 +266,8 @@ class ForkServerRunner(ProcessRunner):
         self._plans: Dict[str, tuple] = {}
         self._lock = threading.Lock()
         self._fallback = SubprocessRunner()
+        self._free_uids: Optional[queue.SimpleQueue] = None
+        self._uid_of: Dict[str, int] = {}  # run folder → the user id its program runs as
 
     def protections(self, python: str) -> Protections:
         """What is active for programs run by ``python``."""
@@ -273,23 +280,46 @@ class ForkServerRunner(ProcessRunner):
             return self._plans[python]
 
     def _server(self, python: str) -> _Server:
-        prefix, uid, _ = self._plan(python)
+        prefix, _, _ = self._plan(python)
         with self._lock:
             server = self._servers.get(python)
             if server is None or not server.alive:
                 if server is not None:
                     server.stop()
-                server = self._servers[python] = _Server(python, prefix, uid)
+                server = self._servers[python] = _Server(python, prefix)
             return server
 
+    def _take_uid(self, python: str, folder: str) -> Optional[int]:
+        """A user id no other run is using (waits for one if all are), or None without the pool."""
+        uids = self._plan(python)[1]
+        if uids is None:
+            return None
+        with self._lock:
+            if self._free_uids is None:
+                self._free_uids = queue.SimpleQueue()
+                for uid in uids:
+                    self._free_uids.put(uid)
+        uid = self._free_uids.get()
+        with self._lock:
+            self._uid_of[folder] = uid
+        return uid
+
+    def _give_uid(self, folder: str, uid: Optional[int]) -> None:
+        if uid is None:
+            return
+        with self._lock:
+            self._uid_of.pop(folder, None)
+        self._free_uids.put(uid)
+
     def _folder(self, program: Program) -> _Workdir:
-        return _OwnedWorkdir(program, self.root, self._plan(program.python)[1])
+        return _OwnedWorkdir(program, self)
 
     def _launch(self, python: str, workdir: str, script: str, limits: Limits, unbuffered: bool):
+        uid = self._uid_of.get(workdir)
         for _ in range(2):  # a server that died is replaced once
             start = time.monotonic()
             try:
-                return self._server(python).spawn(workdir, script, limits, unbuffered), start
+                return self._server(python).spawn(workdir, script, limits, unbuffered, uid), start
             except ServerGone:
                 continue
         return self._fallback._launch(python, workdir, script, limits, unbuffered)

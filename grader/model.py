@@ -73,7 +73,7 @@ class Limits:
     output_bytes: int = 1_000_000
     stderr_bytes: int = 100_000
     file_bytes: int = 16 * 1024 * 1024  # largest file the program may write
-    processes: int = 64  # processes and threads (RLIMIT_NPROC, for the unprivileged user)
+    processes: int = 64  # processes and threads (RLIMIT_NPROC, counted for the run's own user)
     open_files: int = 64
 
 

@@ -3,7 +3,7 @@
 The fork server (``forkserver``) runs inside bubblewrap (``bwrap``) where it works: a file system
 view holding only the system's programs, the interpreter and the folder the runs happen in (the
 course's test cases and reference solutions are not in it), no network, its own IPC and host
-name. Under it each program runs as an unprivileged user when the grader is root. What cannot be
+name. Under it each program runs as an unprivileged user of its own when the grader is root. What cannot be
 had here is left out, and ``Protections.describe()`` says what was active, for the report header.
 """
 
@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
-# The user programs run as when the grader is root ("nobody" on Debian and most others).
-SANDBOX_UID = 65534
+# When the grader is root, each run gets a user id of its own from this range (ids no account
+# uses): a program cannot signal, or read the folder of, another program running at the same time,
+# and the process limit counts each run's processes alone.
+SANDBOX_UIDS = range(900_000, 900_064)
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,7 @@ class Protections:
         """One line for a report: what is on, and what this machine could not give."""
         names = {
             "limits": "resource limits",
-            "separate_user": "unprivileged user",
+            "separate_user": "an unprivileged user for each run",
             "no_network": "no network",
             "files_hidden": "course files hidden",
             "strays_killed": "left-over processes killed",
@@ -121,14 +123,14 @@ def _works(prefix: Sequence[str], python: str) -> bool:
     return done.returncode == 0
 
 
-Plan = Tuple[Optional[List[str]], Optional[int], Protections]
+Plan = Tuple[Optional[List[str]], Optional[range], Protections]
 
 
 def plan(python: str, work_root: str, use_sandbox: bool = True) -> Plan:
-    """(bwrap prefix or None, uid for the programs or None, the protections that gives)."""
+    """(bwrap prefix or None, the user ids for the programs or None, the protections that gives)."""
     posix = os.name == "posix"
     root = posix and os.geteuid() == 0
-    uid = SANDBOX_UID if root else None
+    uid = SANDBOX_UIDS if root else None
     prefix = bwrap_command(python, work_root, separate_user=root) if (posix and use_sandbox) else None
     protections = Protections(
         fork_server=posix,

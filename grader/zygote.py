@@ -3,7 +3,7 @@
 This file runs on its own in the interpreter that grades submissions (``python -I -X utf8 -c``
 with this source), never imported by the grader, so it imports nothing from ``grader``. It has
 already imported the modules submissions commonly use; for each request it forks one child that
-becomes the student's program: a new session, the limits, an unprivileged user where it can, the
+becomes the student's program: a new session, the limits, a user id of its own where it can, the
 standard streams the grader sent, fresh random state, and the file run as ``__main__``.
 
 It never sees test cases: a request names a folder and a file, never an input or an answer.

@@ -293,3 +293,19 @@ def test_without_the_sandbox_grading_still_works_and_says_so(tmp_path):
         result = plain.run(Program(sys.executable, script, "prog.py"), b"abc\n", QUICK)
     assert result.stdout == b"cba\n"
     assert "not available here:" in described and "no network" in described.split("not available here:")[1]
+
+
+def test_runs_at_the_same_time_have_users_of_their_own(runner, protections, tmp_path):
+    if not protections.separate_user:
+        pytest.skip("programs run as the grader's own user here")
+    from concurrent.futures import ThreadPoolExecutor
+
+    from grader.execute import Program
+
+    script = tmp_path / "prog.py"
+    script.write_text("import os, time\ntime.sleep(0.3)\nprint(os.getuid())\n")
+    program = Program(sys.executable, script, "prog.py")
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda _: runner.run(program, b"", QUICK), range(2)))
+    uids = {int(r.stdout.split()[0]) for r in results}
+    assert len(uids) == 2 and 0 not in uids
