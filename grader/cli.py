@@ -15,6 +15,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from grader import __version__, report
 from grader.add_case import add_case
+from grader.classgrade import grade_class, students_in, write_outputs
 from grader.errors import GraderError, UsageError
 from grader.execute import python_version
 from grader.forkserver import best_runner
@@ -70,6 +71,15 @@ def _parser() -> argparse.ArgumentParser:
     add.add_argument("--hidden", action="store_true", help="a hidden case: students see its name and verdict only")
     add.add_argument("--hint", default="", help="a sentence shown to a student who fails the case")
     _shared_options(add, "testcases/ and solutions/", "the reference solution")
+    grade = commands.add_parser(
+        "grade",
+        help="grade a whole class: one folder per student",
+        description="Grade every student folder of CLASS_DIR on every task and write, into DIR, each "
+        "student's report and results.json (Gradescope), gradebook.csv and the class overview.",
+    )
+    grade.add_argument("class_dir", metavar="CLASS_DIR", help="a folder holding one folder per student")
+    grade.add_argument("--out", required=True, metavar="DIR", help="where the reports and gradebook go")
+    _shared_options(grade, "testcases/", "the submissions")
     bring = commands.add_parser(
         "import",
         help="turn a CMS task folder or a Kattis problem package into a test case file",
@@ -284,6 +294,45 @@ def _add_case(args) -> int:
     return 0
 
 
+def _grade(args) -> int:
+    class_dir = Path(args.class_dir)
+    if not class_dir.is_dir():
+        raise UsageError(f"{class_dir}: no such folder.")
+    if not students_in(class_dir):
+        raise UsageError(f"{class_dir}: no student folders in it (one folder per student is expected).")
+    course = course_folder(args.course)
+    tasks = list(load_course(course).values())
+    version = python_version(args.python)
+    if version is None or not version.startswith("3."):
+        raise UsageError(f"--python {args.python}: this interpreter cannot be run, or is not Python 3.")
+    with best_runner() as runner:
+        context = GradingContext(
+            checkers=course_checkers(course),
+            python=args.python,
+            jobs=args.jobs,
+            course=course,
+            task_ids=tuple(t.id for t in tasks),
+            runner=runner,
+        )
+        total = len(students_in(class_dir)) * len(tasks)
+        done = [0]
+
+        def progress(student: str, result: TaskResult) -> None:
+            done[0] += 1
+            print(f"[{done[0]}/{total}] {student} {result.task.id}: {result.verdict.value}", file=sys.stderr)
+
+        results = grade_class(class_dir, tasks, context, progress=progress)
+        note = f"graded with Python {version} · {runner.protections(args.python).describe()}"
+    out = Path(args.out)
+    try:
+        write_outputs(results, tasks, out, note)
+    except OSError as error:
+        raise UsageError(f"cannot write to {out}: {error.strerror or error}.") from None
+    print(f"Graded {len(results)} students on {len(tasks)} tasks: {out / 'index.html'}, {out / 'gradebook.csv'}")
+    everything = all(r.verdict is Verdict.ACCEPTED for student in results for r in student.tasks)
+    return 0 if everything else 1
+
+
 def _import(args) -> int:
     convert = {"cms": import_cms, "kattis": import_kattis}[args.kind]
     result = convert(Path(args.folder), args.task)
@@ -336,7 +385,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line; returns the exit status."""
     parser = _parser()
     args = parser.parse_args(argv)
-    commands = {"check": _check, "verify": _verify, "add-case": _add_case, "import": _import}
+    commands = {"check": _check, "verify": _verify, "add-case": _add_case, "import": _import, "grade": _grade}
     try:
         return commands[args.command](args)
     except GraderError as error:

@@ -125,6 +125,13 @@ def program_for(task: Task, path: Path, python: str) -> Tuple[Program, Tuple[str
     return program, notes
 
 
+def missing_file(task: Task, shown: str) -> TaskResult:
+    """The result for a file that was not handed in: every case printed nothing."""
+    name = shown.rsplit("/", 1)[-1]
+    problem = SourceProblem(Verdict.NO_OUTPUT, f"No {name} was handed in, so no case could be run.")
+    return _all_cases(task, shown, problem)
+
+
 def _all_cases(task: Task, shown: str, problem: SourceProblem) -> TaskResult:
     """Every case gets the verdict of a file that could not run."""
     message = problem.message

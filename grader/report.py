@@ -190,6 +190,23 @@ def _write_atomically(path: Path, text: str) -> None:
         raise
 
 
+def write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (a crash never leaves half a file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _write_atomically(path, text)
+
+
+def write_class_html(results, tasks, path: Path, environment_note: str = "") -> None:
+    """The class overview: each student's score per task, students who need help first."""
+    ordered = sorted(results, key=lambda r: (r.score / r.max_score if r.max_score else 1.0, r.student))
+    html = (
+        _environment()
+        .get_template("class.html")
+        .render(results=ordered, tasks=tasks, version=__version__, environment_note=environment_note)
+    )
+    write_text(path, html)
+
+
 def write_verify_html(result, path: Path) -> None:
     """Write ``verify``'s findings and kill matrices as one self-contained page."""
     html = _environment().get_template("verify.html").render(report=result, version=__version__, environment_note="")

@@ -1,0 +1,79 @@
+"""``python -m grader grade``: a class folder in, reports, Gradescope results and a gradebook out."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from conftest import PROJECT, solution
+from grader.cli import main
+
+
+@pytest.fixture
+def classroom(tmp_path):
+    """Three students: one good, one hostile (a crash and binary junk), one who handed in a stub."""
+    room = tmp_path / "class"
+    good, hostile, stub = (room / name for name in ("alice", "bob", "carol"))
+    for folder in (good, hostile, stub):
+        folder.mkdir(parents=True)
+    (good / "exclusive_or.py").write_text(solution("exclusive_or"))
+    (good / "make_move.py").write_text(solution("make_move"))
+    (hostile / "exclusive_or.py").write_text("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n")
+    (hostile / "make_move.py").write_bytes(bytes(range(256)))
+    (stub / "nim_sum.py").write_text((PROJECT / "exercises" / "nim_sum.py").read_text())
+    return room
+
+
+def test_a_class_is_graded_into_reports_results_and_a_gradebook(classroom, tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["grade", str(classroom), "--out", str(out)])
+    assert code == 1  # not everything was accepted
+    assert "Graded 3 students on 9 tasks" in capsys.readouterr().out
+    rows = list(csv.DictReader((out / "gradebook.csv").open()))
+    assert [r["student"] for r in rows] == ["alice", "bob", "carol"]
+    alice = rows[0]
+    assert alice["exclusive_or"] == "4" and int(alice["make_move"]) > 0 and alice["nim_sum"] == "0"
+    assert int(alice["total"]) == int(alice["exclusive_or"]) + int(alice["make_move"])
+    assert rows[1]["total"] == "0" and rows[2]["total"] == "0"
+    for student in ("alice", "bob", "carol"):
+        assert (out / student / "index.html").is_file()
+        assert (out / student / "exclusive_or.html").is_file()
+    overview = (out / "index.html").read_text(encoding="utf-8")
+    assert overview.index("bob") < overview.index("alice")  # those who need help first
+
+
+def test_results_json_has_gradescopes_fields(classroom, tmp_path, course):
+    out = tmp_path / "out"
+    main(["grade", str(classroom), "--out", str(out)])
+    document = json.loads((out / "alice" / "results.json").read_text())
+    assert set(document) >= {"score", "tests"}
+    assert document["score"] == sum(t["score"] for t in document["tests"])
+    for test in document["tests"]:
+        assert set(test) == {"name", "score", "max_score", "status", "output", "visibility"}
+        assert test["status"] in ("passed", "failed") and test["visibility"] in ("visible", "hidden")
+    hidden = [t for t in document["tests"] if t["visibility"] == "hidden"]
+    assert hidden
+    secrets = {c.input.strip() for task in course.values() for c in task.cases if c.hidden}
+    for test in hidden:
+        assert not any(secret in test["output"] for secret in secrets if len(secret) > 3)
+    missing = next(t for t in document["tests"] if t["name"].startswith("nim_sum: "))
+    assert missing["status"] == "failed" and "No nim_sum.py was handed in" in missing["output"]
+
+
+def test_a_hostile_student_does_not_spoil_the_others(classroom, tmp_path):
+    out = tmp_path / "out"
+    main(["grade", str(classroom), "--out", str(out)])
+    bob = json.loads((out / "bob" / "results.json").read_text())
+    alice = json.loads((out / "alice" / "results.json").read_text())
+    assert bob["score"] == 0
+    assert all(t["status"] == "passed" for t in alice["tests"] if t["name"].startswith("exclusive_or: "))
+
+
+def test_bad_class_folders_exit_2(tmp_path, capsys):
+    assert main(["grade", str(tmp_path / "nothing"), "--out", str(tmp_path / "o")]) == 2
+    assert "no such folder" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["grade", str(tmp_path / "empty"), "--out", str(tmp_path / "o")]) == 2
+    assert "no student folders" in capsys.readouterr().err
