@@ -4,7 +4,8 @@
 unit of work on any ``concurrent.futures``-style executor; one student's broken, hostile or
 missing files are recorded as that student's results and never stop the others. ``write_outputs``
 writes, all atomically: per student the HTML report and ``results.json`` (Gradescope's autograder
-format), and for the class ``gradebook.csv`` and the overview ``index.html``.
+format), and for the class ``gradebook.csv``, ``cases.csv`` (each case's pass rate: item
+analysis), ``junit.xml`` (for CI systems) and the overview ``index.html``.
 """
 
 from __future__ import annotations
@@ -124,6 +125,48 @@ def gradebook_csv(results: Sequence[StudentResult], tasks: Sequence[Task]) -> st
     return out.getvalue()
 
 
+def cases_csv(results: Sequence[StudentResult]) -> str:
+    """Item analysis: for every case, how many students passed it, out of how many, and the rate."""
+    passed: Dict[Tuple[str, str], int] = {}
+    seen: Dict[Tuple[str, str], int] = {}
+    hidden: Dict[Tuple[str, str], bool] = {}
+    for result in results:
+        for task in result.tasks:
+            for case in task.cases:
+                key = (task.task.id, case.case.name)
+                seen[key] = seen.get(key, 0) + 1
+                passed[key] = passed.get(key, 0) + (1 if case.accepted else 0)
+                hidden[key] = case.case.hidden
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["task", "case", "hidden", "passed", "students", "pass_rate"])
+    for key, count in seen.items():
+        writer.writerow([key[0], key[1], str(hidden[key]).lower(), passed[key], count, f"{passed[key] / count:.3f}"])
+    return out.getvalue()
+
+
+def junit_xml(results: Sequence[StudentResult]) -> str:
+    """JUnit XML for CI systems: a test suite per student and task, a test case per case."""
+    from xml.sax.saxutils import quoteattr
+
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>', "<testsuites>"]
+    for result in results:
+        for task in result.tasks:
+            failures = sum(1 for c in task.cases if not c.accepted)
+            name = quoteattr(f"{result.student}.{task.task.id}")
+            lines.append(f'  <testsuite name={name} tests="{len(task.cases)}" failures="{failures}">')
+            for case in task.cases:
+                attrs = f'classname={name} name={quoteattr(case.case.name)} time="{case.time_s:.3f}"'
+                if case.accepted:
+                    lines.append(f"    <testcase {attrs}/>")
+                else:
+                    message = quoteattr(f"{case.verdict.value}: {case.message}")
+                    lines.append(f"    <testcase {attrs}><failure message={message}/></testcase>")
+            lines.append("  </testsuite>")
+    lines.append("</testsuites>")
+    return "\n".join(lines) + "\n"
+
+
 def write_outputs(results: Sequence[StudentResult], tasks: Sequence[Task], out: Path, note: str = "") -> None:
     """Write every student's report and results.json, then the gradebook and the class overview."""
     out.mkdir(parents=True, exist_ok=True)
@@ -132,4 +175,6 @@ def write_outputs(results: Sequence[StudentResult], tasks: Sequence[Task], out: 
         report.write_html(list(result.tasks), folder, note)
         report.write_text(folder / "results.json", json.dumps(gradescope(result), indent=2, ensure_ascii=False))
     report.write_text(out / "gradebook.csv", gradebook_csv(results, tasks))
+    report.write_text(out / "cases.csv", cases_csv(results))
+    report.write_text(out / "junit.xml", junit_xml(results))
     report.write_class_html(results, tasks, out / "index.html", note)

@@ -77,3 +77,20 @@ def test_bad_class_folders_exit_2(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     assert main(["grade", str(tmp_path / "empty"), "--out", str(tmp_path / "o")]) == 2
     assert "no student folders" in capsys.readouterr().err
+
+
+def test_item_analysis_and_junit(classroom, tmp_path):
+    import xml.etree.ElementTree as ElementTree
+
+    out = tmp_path / "out"
+    main(["grade", str(classroom), "--out", str(out)])
+    rows = list(csv.DictReader((out / "cases.csv").open()))
+    first = next(r for r in rows if r["task"] == "exclusive_or" and r["case"] == "0 xor 0 is 0")
+    assert (first["passed"], first["students"], first["pass_rate"]) == ("1", "3", "0.333")
+    tree = ElementTree.parse(out / "junit.xml")
+    suites = tree.getroot().findall("testsuite")
+    assert len(suites) == 3 * 9
+    alice = next(s for s in suites if s.get("name") == "alice.exclusive_or")
+    assert alice.get("failures") == "0" and len(alice.findall("testcase")) == 4
+    bob = next(s for s in suites if s.get("name") == "bob.exclusive_or")
+    assert bob.get("failures") == "4" and bob.find("testcase/failure") is not None
