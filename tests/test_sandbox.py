@@ -8,6 +8,7 @@ cannot give (network namespace, hidden course files) are skipped with the reason
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 from dataclasses import replace
@@ -309,3 +310,18 @@ def test_runs_at_the_same_time_have_users_of_their_own(runner, protections, tmp_
         results = list(pool.map(lambda _: runner.run(program, b"", QUICK), range(2)))
     uids = {int(r.stdout.split()[0]) for r in results}
     assert len(uids) == 2 and 0 not in uids
+
+
+def test_a_fork_server_that_dies_is_replaced(tmp_path):
+    from grader.execute import Program
+
+    script = tmp_path / "prog.py"
+    script.write_text("print(input())\n")
+    program = Program(sys.executable, script, "prog.py")
+    with ForkServerRunner() as runner:
+        assert runner.run(program, b"one\n", QUICK).stdout == b"one\n"
+        server = runner._servers[sys.executable]
+        os.killpg(server.process.pid, signal.SIGKILL)  # the server and its sandbox, gone
+        server.process.wait(timeout=10)
+        assert runner.run(program, b"two\n", QUICK).stdout == b"two\n"
+        assert runner._servers[sys.executable] is not server
