@@ -323,5 +323,9 @@ def test_a_fork_server_that_dies_is_replaced(tmp_path):
         server = runner._servers[sys.executable]
         os.killpg(server.process.pid, signal.SIGKILL)  # the server and its sandbox, gone
         server.process.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while server.alive and time.monotonic() < deadline:  # its reader sees the socket close
+            time.sleep(0.01)
+        # (a run sent in the moment the server dies is lost with it: it reads as killed)
         assert runner.run(program, b"two\n", QUICK).stdout == b"two\n"
         assert runner._servers[sys.executable] is not server
