@@ -127,12 +127,8 @@ def task_view(result: TaskResult, page: str) -> TaskView:
                 open=index == first_failing,
                 show_data=show,
                 input_lines=shown_lines(case.case.input) if show else (),
-                expected_lines=shown_lines(case.expected, diff.line if diff else 0, diff.column if diff else 0)
-                if show
-                else (),
-                actual_lines=shown_lines(case.actual, diff.line if diff else 0, diff.column if diff else 0)
-                if show
-                else (),
+                expected_lines=_marked(case.expected, diff) if show and case.case.expected else (),
+                actual_lines=_marked(case.actual, diff) if show else (),
                 expected_alternatives=max(len(case.case.expected) - 1, 0),
                 missing_final_newline=bool(case.actual) and not case.actual.endswith("\n"),
             )
