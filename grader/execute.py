@@ -55,7 +55,10 @@ runpy.run_path({script!r}, run_name="__main__")
 """
 
 _CHUNK = 65536
-# How often an interactive run looks whether the program waits for input, in seconds.
+# How often an interactive run looks whether the program waits for input, in seconds: soon after
+# the program last did something (a prompt is usually followed by a read within microseconds),
+# then less and less often, up to _TICK, while it computes.
+_FIRST_TICK = 0.0002
 _TICK = 0.005
 # Without /proc (not Linux), output this long quiet counts as waiting for input.
 _QUIET_COUNTS_AS_WAITING = 0.05
@@ -466,13 +469,14 @@ def _converse(process, session: Session, stdout: _Capture, stderr: _Capture, lim
     last_output = time.monotonic()
     open_outputs = len(streams)
     exited = False
+    tick = _FIRST_TICK
     try:
         while True:
             now = time.monotonic()
             if now >= deadline:
                 return True, False, stdin is not None and _waits_for_input(process.pid, stdin, 0.0)
             got_output = False
-            for key, _ in selector.select(timeout=min(deadline - now, _TICK)):
+            for key, _ in selector.select(timeout=min(deadline - now, tick)):
                 if key.fd == exit_fd:
                     exited = True
                     continue
@@ -498,9 +502,13 @@ def _converse(process, session: Session, stdout: _Capture, stderr: _Capture, lim
                 return False, _over(stdout, stderr, limits), False
             if got_output:
                 last_output = time.monotonic()
+                tick = _FIRST_TICK
                 continue
             if stdin is not None and _waits_for_input(process.pid, stdin, time.monotonic() - last_output):
                 stdin = _type(stdin, session.waiting())
+                tick = _FIRST_TICK
+            else:
+                tick = min(2 * tick, _TICK)
     except subprocess.TimeoutExpired:
         return True, False, False
     finally:

@@ -12,7 +12,7 @@ import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import Mapping, Optional, Tuple
 
 from grader import diagnose, reference
 from grader.checkers import CheckerRegistry, answer_key, significant_lines
@@ -31,6 +31,16 @@ from grader.model import (
 )
 from grader.source import inspect_source, main_block_advice
 
+# A submission file larger than this is not read (a student's answer is a few kB).
+MAX_SOURCE_BYTES = 1024 * 1024
+
+
+def read_source(path: Path) -> Optional[bytes]:
+    """The bytes of ``path``, or None when it is larger than ``MAX_SOURCE_BYTES`` (OSError as is)."""
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_SOURCE_BYTES + 1)
+    return None if len(data) > MAX_SOURCE_BYTES else data
+
 
 @dataclass(frozen=True)
 class GradingContext:
@@ -45,26 +55,41 @@ class GradingContext:
     shrink: bool = True  # look for a smaller failing input when a generated case fails
 
 
-def grade_file(task: Task, path: Path, context: GradingContext, shown: Optional[str] = None) -> TaskResult:
-    """Grade one submission file against every case of ``task``."""
+def grade_file(
+    task: Task,
+    path: Path,
+    context: GradingContext,
+    shown: Optional[str] = None,
+    known: Optional[Mapping[str, CaseResult]] = None,
+) -> TaskResult:
+    """Grade one submission file against every case of ``task``.
+
+    ``known`` holds results already known for this very file (by case name, e.g. from a cache):
+    those cases are not run again.
+    """
     shown = shown or str(path)
+    known = known or {}
     try:
-        data = path.read_bytes()
+        data = read_source(path)
     except OSError as error:
         problem = SourceProblem(Verdict.RUNTIME_ERROR, f"The file could not be read: {error.strerror}.")
         return _all_cases(task, shown, problem)
+    if data is None:
+        return too_large(task, shown)
     problem = inspect_source(data, task.rules)
     if problem is not None:
         return _all_cases(task, shown, problem)
-    program, notes = program_for(task, path, context.python)
+    program, notes = program_for(task, path, context.python, shown)
     task = reference.with_answers(task, context)
     if not data.strip():
         notes += ("Your file is empty: start from the exercise file, which has the main block the grader talks to.",)
+    todo = [case for case in task.cases if case.name not in known]
     with ThreadPoolExecutor(max_workers=max(1, context.jobs)) as pool:
-        results = list(pool.map(lambda case: grade_case(case, program, context, shown), task.cases))
+        ran = dict(zip((c.name for c in todo), pool.map(lambda case: grade_case(case, program, context, shown), todo)))
+    ran = {name: _with_shrunk(task, r, program, context, shown) for name, r in ran.items()}
+    results = [ran[c.name] if c.name in ran else known[c.name] for c in task.cases]
     if any(r.verdict is Verdict.NO_OUTPUT for r in results):
         results = _explain_silence(results, data, _stub(context, task))
-    results = [_with_shrunk(task, r, program, context, shown) for r in results]
     return TaskResult(task=task, file=shown, cases=tuple(results), notes=notes)
 
 
@@ -99,10 +124,11 @@ def _explain_silence(results, data: bytes, stub: Optional[bytes]) -> list:
     return [replace(r, message=advice) if r.verdict is Verdict.NO_OUTPUT else r for r in results]
 
 
-def program_for(task: Task, path: Path, python: str) -> Tuple[Program, Tuple[str, ...]]:
+def program_for(task: Task, path: Path, python: str, shown: Optional[str] = None) -> Tuple[Program, Tuple[str, ...]]:
     """The program to run for ``path``, with the exercise files it uses copied beside it.
 
-    Those files (``uses_files``) come from the same folder as ``path``; a note names any missing.
+    Those files (``uses_files``) come from the same folder as ``path``; a note names any missing
+    (and the folder as ``shown`` names it, when the file is a copy).
     """
     companions, missing = [], []
     for name in task.uses_files:
@@ -111,9 +137,10 @@ def program_for(task: Task, path: Path, python: str) -> Tuple[Program, Tuple[str
     notes = ()
     if missing:
         names = ", ".join(p.name for p in missing)
+        folder = Path(shown).parent if shown else path.parent
         notes = (
             f"{path.name} may import your other exercise files, but {names} "
-            f"{'is' if len(missing) == 1 else 'are'} not in the same folder ({path.parent}).",
+            f"{'is' if len(missing) == 1 else 'are'} not in the same folder ({folder}).",
         )
     program = Program(
         python=python,
@@ -123,6 +150,16 @@ def program_for(task: Task, path: Path, python: str) -> Tuple[Program, Tuple[str
         own_modules=task.uses_files,
     )
     return program, notes
+
+
+def too_large(task: Task, shown: str) -> TaskResult:
+    """The result for a file larger than ``MAX_SOURCE_BYTES``: not read, not run."""
+    problem = SourceProblem(
+        Verdict.RUNTIME_ERROR,
+        f"The file is larger than {MAX_SOURCE_BYTES // 1024 // 1024} MiB, far more than any answer to "
+        "this exercise needs, so it was not run. Hand in the exercise file itself.",
+    )
+    return _all_cases(task, shown, problem)
 
 
 def missing_file(task: Task, shown: str) -> TaskResult:
