@@ -43,6 +43,7 @@ TASK_KEYS = {
     "title": _TEXT,
     "rules": _LIST,
     "uses_files": _LIST,
+    "total": _NUMBER,
     "mistakes": _LIST,
     "generate": _LIST,
     "cases": _LIST,
@@ -207,7 +208,19 @@ class _Validator:
             rules=rules,
             source=self.shown,
             uses_files=self.uses_files(data, task_id),
+            total=self.total(data, cases),
         )
+
+    def total(self, data: _Mapping, cases: list) -> Optional[float]:
+        """The task's ``total``: more than 0, with cases that carry points to share it out."""
+        if "total" not in data:
+            return None
+        total, line = data["total"], data.key_lines["total"]
+        if not 0 < total < math.inf:
+            self.fail(line, f"'total' must be a number more than 0, not {total!r}")
+        if not sum(case.points for case in cases):
+            self.fail(line, "'total' is shared out by the cases' points, but every case has 0 points")
+        return float(total)
 
     def uses_files(self, data: _Mapping, task_id: str) -> tuple:
         names = data.get("uses_files", [])
@@ -250,6 +263,13 @@ class _Validator:
             if key in data:
                 self.check_limit(key, data[key], data.key_lines[key])
         return result
+
+    def points(self, item: _Mapping) -> float:
+        """A case's ``points``: 0 or more (0: the case is shown but does not count)."""
+        points = item.get("points", 1)
+        if not 0 <= points < math.inf:
+            self.fail(item.key_lines.get("points", item.line), f"'points' must be 0 or more, not {points!r}")
+        return points
 
     def check_limit(self, key: str, value: float, line: int) -> None:
         """Limits are finite and positive; memory (MiB) and output (bytes) are whole numbers."""
@@ -328,7 +348,7 @@ class _Validator:
             limits=_limits(settings),
             hidden=item.get("hidden", False),
             hint=item.get("hint", ""),
-            points=item.get("points", 1),
+            points=self.points(item),
             line=item.line,
             repeat=repeat,
             min_distinct=min_distinct,

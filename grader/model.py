@@ -140,6 +140,19 @@ class Task:
     rules: Tuple[Rule, ...] = ()
     source: str = ""
     uses_files: Tuple[str, ...] = ()
+    total: Optional[float] = None  # the task's worth; None: the sum of its cases' points
+
+    @property
+    def max_score(self) -> float:
+        """What the task is worth: ``total`` when set, else the points of all its cases."""
+        return self.total if self.total is not None else sum(case.points for case in self.cases)
+
+    def points_of(self, case: Case) -> float:
+        """What ``case`` is worth within the task: its points, scaled when the task sets a total."""
+        if self.total is None:
+            return case.points
+        points = sum(c.points for c in self.cases)
+        return self.total * case.points / points if points else 0.0
 
 
 @dataclass(frozen=True)
@@ -241,10 +254,14 @@ class TaskResult:
 
     @property
     def score(self) -> float:
-        """Points of the accepted cases."""
-        return sum(r.case.points for r in self.cases if r.accepted)
+        """Points of the accepted cases (scaled to the task's total, when it sets one)."""
+        return sum(self.task.points_of(r.case) for r in self.cases if r.accepted)
 
     @property
     def max_score(self) -> float:
-        """Points of all cases."""
-        return sum(case.points for case in self.task.cases)
+        """What the task is worth."""
+        return self.task.max_score
+
+    def points_of(self, case: Case) -> float:
+        """What ``case`` is worth in this task."""
+        return self.task.points_of(case)
