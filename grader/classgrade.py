@@ -1,42 +1,81 @@
-"""Grading a whole class: every student's folder, every task, and the files course teams use.
+"""Grading a whole class: every student's folder, every task, on any executor, resumable.
 
-``grade_class(class_dir, tasks, context, executor)`` grades each (student, task) pair as its own
-unit of work on any ``concurrent.futures``-style executor; one student's broken, hostile or
-missing files are recorded as that student's results and never stop the others. ``write_outputs``
-writes, all atomically: per student the HTML report and ``results.json`` (Gradescope's autograder
-format), and for the class ``gradebook.csv``, ``cases.csv`` (each case's pass rate: item
-analysis), ``junit.xml`` (for CI systems) and the overview ``index.html``.
+``grade_class`` reads each student's files, looks up what the result cache already knows of them,
+and hands the rest to an executor as one unit of work per student (``StudentWork``: the files'
+bytes, the tasks, the known results). A unit's results are cached, written to the student's own
+reports and reduced to marks as soon as they come back, so memory does not grow with the class,
+and a run that is stopped goes on where it stopped when run again.
+
+With no executor, a pool of threads shares the caller's ``GradingContext`` (one fork server for
+the whole run). Any other ``concurrent.futures`` executor (processes, a Dask cluster) gets
+``grade_remote`` and a picklable ``WorkerSetup``; each unit then sets up its own runner where it
+runs, so a worker needs the grader installed and the course folder at the same path.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-from concurrent.futures import Executor, ThreadPoolExecutor
+import socket
+import tempfile
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
-from grader import report
-from grader.grading import GradingContext, grade_file, missing_file
-from grader.model import Task, TaskResult
+from grader import reference
+from grader.class_marks import CaseTally, StudentMarks
+from grader.class_outputs import ClassWriter
+from grader.errors import GraderError, UsageError
+from grader.grading import GradingContext, grade_file, missing_file, read_source, too_large
+from grader.model import CaseResult, Task, TaskResult, Verdict
+from grader.progress import Progress
+from grader.result_cache import ResultCache, case_key, run_fingerprint, submission_fingerprint
+
+# Where the results cache lives in the output folder unless told otherwise.
+CACHE_NAME = "grading-cache.sqlite"
+# Files of the class overview: a student folder by one of these names would collide with them.
+CLASS_FILES = ("index.html", "gradebook.csv", "cases.csv", "junit.xml", CACHE_NAME)
 
 
 @dataclass(frozen=True)
-class StudentResult:
-    """One student's results, a TaskResult per task of the course (in task order)."""
+class StudentWork:
+    """One student's unit of work: their files' bytes, the tasks to grade, what is already known.
+
+    ``files`` maps a file name (``nim_sum.py``) to its content, for the files handed in;
+    ``known`` maps a task id to the results already known of its cases, by case name.
+    """
 
     student: str
-    tasks: Tuple[TaskResult, ...]
+    tasks: Tuple[Task, ...]
+    files: Mapping[str, bytes]
+    known: Mapping[str, Mapping[str, CaseResult]]
+    too_large: Tuple[str, ...] = ()  # task files not read: larger than a submission can be
 
-    @property
-    def score(self) -> float:
-        return sum(r.score for r in self.tasks)
+    def runs_needed(self) -> bool:
+        """True when some case of a handed-in file has no known result (so a runner is needed)."""
+        return any(
+            f"{task.id}.py" in self.files and len(self.known.get(task.id, {})) < len(task.cases) for task in self.tasks
+        )
 
-    @property
-    def max_score(self) -> float:
-        return sum(r.max_score for r in self.tasks)
+
+@dataclass(frozen=True)
+class WorkerSetup:
+    """What a worker in another process or on another machine needs to grade: it pickles."""
+
+    course: str
+    python: str
+    jobs: int
+    task_ids: Tuple[str, ...]
+    shrink: bool = True
+
+
+@dataclass(frozen=True)
+class ClassOutcome:
+    """What a class run leaves to its caller: marks by student name, item analysis, trouble."""
+
+    students: Tuple[StudentMarks, ...]
+    tallies: Tuple[CaseTally, ...]
+    grader_failures: Tuple[str, ...]  # students the grader itself failed on (one sentence each)
+    summary: str
 
 
 def students_in(class_dir: Path) -> List[Path]:
@@ -44,137 +83,200 @@ def students_in(class_dir: Path) -> List[Path]:
     return sorted(p for p in class_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
+def grade_work(context: GradingContext, work: StudentWork) -> Tuple[TaskResult, ...]:
+    """Grade one student's unit of work with ``context``: a TaskResult per task, in task order.
+
+    The files are written to a folder of their own first, so a worker needs no access to the
+    class folder, and the reports name them as ``student/task.py``.
+    """
+    results = []
+    with tempfile.TemporaryDirectory(prefix="nim-grader-class-") as folder:
+        for name, content in work.files.items():
+            (Path(folder) / name).write_bytes(content)
+        for task in work.tasks:
+            name = f"{task.id}.py"
+            shown = f"{work.student}/{name}"
+            if name in work.too_large:
+                results.append(too_large(task, shown))
+            elif name not in work.files:
+                results.append(missing_file(task, shown))
+            else:
+                results.append(grade_file(task, Path(folder) / name, context, shown, work.known.get(task.id)))
+    return tuple(results)
+
+
+def grade_remote(setup: WorkerSetup, work: StudentWork) -> Tuple[TaskResult, ...]:
+    """``grade_work`` on a worker of any executor: sets up its own runner for the unit."""
+    from grader.forkserver import best_runner
+    from grader.loader import course_checkers
+
+    course = Path(setup.course)
+    if not (course / "testcases").is_dir():
+        raise UsageError(
+            f"the course folder {course} is not on the worker {socket.gethostname()}: every worker needs "
+            "the course (testcases/, solutions/, exercises/) at the same path as the machine that runs grade."
+        )
+    with best_runner() as runner:
+        context = GradingContext(
+            checkers=course_checkers(course),
+            python=setup.python,
+            runner=runner,
+            jobs=setup.jobs,
+            course=course,
+            task_ids=setup.task_ids,
+            shrink=setup.shrink,
+        )
+        return grade_work(context, work)
+
+
+def _read_work(student: Path, tasks: Sequence[Task]) -> Tuple[Dict[str, bytes], Tuple[str, ...]]:
+    """The files of ``student`` that the tasks need and that were handed in; and those too large."""
+    names = {f"{task.id}.py" for task in tasks} | {f"{m}.py" for task in tasks for m in task.uses_files}
+    files: Dict[str, bytes] = {}
+    too_large = []
+    for name in sorted(names):
+        path = student / name
+        try:
+            if not path.is_file():
+                continue
+            data = read_source(path)
+        except OSError:
+            continue  # unreadable: graded as not handed in
+        if data is None:
+            too_large.append(name)
+        else:
+            files[name] = data
+    return files, tuple(too_large)
+
+
+class _Keys:
+    """The cache keys of one student's cases, by task id, then case name."""
+
+    def __init__(self, run: str, tasks: Sequence[Task], files: Mapping[str, bytes]) -> None:
+        self.by_task: Dict[str, Dict[str, str]] = {}
+        for task in tasks:
+            submission = submission_fingerprint(task, files)
+            self.by_task[task.id] = {case.name: case_key(run, submission, case) for case in task.cases}
+
+    def pairs(self, task: Task):
+        keys = self.by_task[task.id]
+        return [(keys[case.name], case) for case in task.cases]
+
+    def results(self, result: TaskResult, skip: Mapping[str, CaseResult]):
+        keys = self.by_task[result.task.id]
+        return [(keys[r.case.name], r) for r in result.cases if r.case.name not in skip]
+
+
 def grade_class(
     class_dir: Path,
     tasks: Sequence[Task],
+    out: Path,
     context: GradingContext,
+    *,
+    python_version: str,
     executor: Optional[Executor] = None,
-    progress: Optional[Callable[[str, TaskResult], None]] = None,
-) -> List[StudentResult]:
-    """Grade every student folder of ``class_dir`` on every task; results by student name."""
-    students = students_in(class_dir)
-    own = executor is None
-    pool = executor or ThreadPoolExecutor(max_workers=max(1, context.jobs))
-    try:
-        futures = {
-            (student.name, task.id): pool.submit(_grade_one, task, student, context)
-            for student in students
-            for task in tasks
-        }
-        results: Dict[str, List[TaskResult]] = {student.name: [] for student in students}
-        for (name, _), future in futures.items():
-            result = future.result()
-            results[name].append(result)
-            if progress is not None:
-                progress(name, result)
-    finally:
-        if own:
-            pool.shutdown()
-    return [StudentResult(name, tuple(graded)) for name, graded in results.items()]
+    workers: Optional[int] = None,
+    cache: Optional[ResultCache] = None,
+    progress: Optional[Progress] = None,
+    note: str = "",
+) -> ClassOutcome:
+    """Grade every student folder of ``class_dir`` on every task and write all outputs to ``out``.
 
-
-def _grade_one(task: Task, student: Path, context: GradingContext) -> TaskResult:
-    path = student / f"{task.id}.py"
-    shown = f"{student.name}/{task.id}.py"
-    if not path.is_file():
-        return missing_file(task, shown)
-    return grade_file(task, path, context, shown)
-
-
-def gradescope(result: StudentResult) -> dict:
-    """The Gradescope autograder ``results.json`` document for one student.
-
-    One test per case (``"task: case"``), its points when accepted, the message as output;
-    hidden cases are marked ``"visibility": "hidden"``.
+    ``executor``: None grades on threads sharing ``context``; any other executor gets
+    ``grade_remote`` units, ``workers`` of them in flight at a time (default: twice ``context.jobs``).
+    ``cache`` (optional) supplies known results and keeps new ones as each student finishes.
+    A ``KeyboardInterrupt`` stops the run; what finished is in the cache and the student reports.
     """
-    tests = []
-    for task in result.tasks:
-        for case in task.cases:
-            tests.append(
-                {
-                    "name": f"{task.task.id}: {case.case.name}",
-                    "score": _number(case.case.points if case.accepted else 0),
-                    "max_score": _number(case.case.points),
-                    "status": "passed" if case.accepted else "failed",
-                    "output": case.message or "Accepted.",
-                    "visibility": "hidden" if case.case.hidden else "visible",
-                }
-            )
-    return {"score": _number(result.score), "max_score": _number(result.max_score), "tests": tests}
-
-
-def _number(value: float):
-    return int(value) if float(value).is_integer() else value
-
-
-def gradebook_csv(results: Sequence[StudentResult], tasks: Sequence[Task]) -> str:
-    """One row per student, one column per task (its score), and the total."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student", *(task.id for task in tasks), "total", "max"])
-    for result in results:
-        scores = {r.task.id: r.score for r in result.tasks}
-        writer.writerow(
-            [
-                result.student,
-                *(_number(scores.get(t.id, 0)) for t in tasks),
-                _number(result.score),
-                _number(result.max_score),
-            ]
+    students = students_in(class_dir)
+    for student in students:
+        if student.name in CLASS_FILES:
+            raise UsageError(f"{student}: a student folder named {student.name} would overwrite the class's own file.")
+    tasks = [reference.with_answers(task, context) for task in tasks]
+    run = run_fingerprint(python_version, context.course)
+    progress = progress or Progress(len(students))
+    writer = ClassWriter(out, tasks, note)
+    failures: List[str] = []
+    if executor is None:
+        pool: Executor = ThreadPoolExecutor(max_workers=max(1, context.jobs))
+        submit: Callable[[StudentWork], Future] = lambda work: pool.submit(grade_work, context, work)  # noqa: E731
+    else:
+        pool = executor
+        setup = WorkerSetup(
+            course=str(Path(context.course or ".").resolve()),
+            python=context.python,
+            jobs=context.jobs,
+            task_ids=context.task_ids,
+            shrink=context.shrink,
         )
-    return out.getvalue()
+        submit = lambda work: pool.submit(grade_remote, setup, work)  # noqa: E731
+    limit = max(1, workers or 2 * context.jobs)
+    pending: Dict[Future, Tuple[StudentWork, _Keys]] = {}
+    units = _units(students, tasks, run, cache)
+    try:
+        for work, keys in units:
+            if not work.runs_needed():
+                _finish(work, keys, grade_work(context, work), writer, cache, progress)
+                continue
+            pending[submit(work)] = (work, keys)
+            while len(pending) >= limit:
+                _collect(pending, writer, cache, progress, failures)
+        while pending:
+            _collect(pending, writer, cache, progress, failures)
+    except BaseException:
+        for future in pending:
+            future.cancel()
+        writer.abandon()
+        raise
+    finally:
+        if executor is None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    students_marks, tallies = writer.finish()
+    return ClassOutcome(tuple(students_marks), tuple(tallies), tuple(failures), progress.finish())
 
 
-def cases_csv(results: Sequence[StudentResult]) -> str:
-    """Item analysis: for every case, how many students passed it, out of how many, and the rate."""
-    passed: Dict[Tuple[str, str], int] = {}
-    seen: Dict[Tuple[str, str], int] = {}
-    hidden: Dict[Tuple[str, str], bool] = {}
-    for result in results:
-        for task in result.tasks:
-            for case in task.cases:
-                key = (task.task.id, case.case.name)
-                seen[key] = seen.get(key, 0) + 1
-                passed[key] = passed.get(key, 0) + (1 if case.accepted else 0)
-                hidden[key] = case.case.hidden
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["task", "case", "hidden", "passed", "students", "pass_rate"])
-    for key, count in seen.items():
-        writer.writerow([key[0], key[1], str(hidden[key]).lower(), passed[key], count, f"{passed[key] / count:.3f}"])
-    return out.getvalue()
+def _units(students: Sequence[Path], tasks: Sequence[Task], run: str, cache: Optional[ResultCache]) -> Iterator:
+    """Each student's unit of work and its keys, read one student at a time (as the pool frees up)."""
+    for student in students:
+        files, too_large = _read_work(student, tasks)
+        keys = _Keys(run, tasks, files)
+        known = {task.id: cache.known(keys.pairs(task)) for task in tasks} if cache is not None else {}
+        yield StudentWork(student.name, tuple(tasks), files, known, too_large), keys
 
 
-def junit_xml(results: Sequence[StudentResult]) -> str:
-    """JUnit XML for CI systems: a test suite per student and task, a test case per case."""
-    from xml.sax.saxutils import quoteattr
-
-    lines = ['<?xml version="1.0" encoding="UTF-8"?>', "<testsuites>"]
-    for result in results:
-        for task in result.tasks:
-            failures = sum(1 for c in task.cases if not c.accepted)
-            name = quoteattr(f"{result.student}.{task.task.id}")
-            lines.append(f'  <testsuite name={name} tests="{len(task.cases)}" failures="{failures}">')
-            for case in task.cases:
-                attrs = f'classname={name} name={quoteattr(case.case.name)} time="{case.time_s:.3f}"'
-                if case.accepted:
-                    lines.append(f"    <testcase {attrs}/>")
-                else:
-                    message = quoteattr(f"{case.verdict.value}: {case.message}")
-                    lines.append(f"    <testcase {attrs}><failure message={message}/></testcase>")
-            lines.append("  </testsuite>")
-    lines.append("</testsuites>")
-    return "\n".join(lines) + "\n"
+def _collect(pending, writer, cache, progress, failures) -> None:
+    """Wait for at least one unit, then cache, write and count each one finished."""
+    done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+    for future in done:
+        work, keys = pending.pop(future)
+        try:
+            results = future.result()
+        except GraderError:
+            raise  # the setup is wrong (e.g. a worker without the course): no student is to blame
+        except Exception as error:  # the grader's own fault on this student: record it, go on
+            failures.append(f"{work.student}: the grader failed ({type(error).__name__}: {error})")
+            results = _not_graded(work, error)
+            _finish(work, keys, results, writer, None, progress)
+            continue
+        _finish(work, keys, results, writer, cache, progress)
 
 
-def write_outputs(results: Sequence[StudentResult], tasks: Sequence[Task], out: Path, note: str = "") -> None:
-    """Write every student's report and results.json, then the gradebook and the class overview."""
-    out.mkdir(parents=True, exist_ok=True)
-    for result in results:
-        folder = out / result.student
-        report.write_html(list(result.tasks), folder, note)
-        report.write_text(folder / "results.json", json.dumps(gradescope(result), indent=2, ensure_ascii=False))
-    report.write_text(out / "gradebook.csv", gradebook_csv(results, tasks))
-    report.write_text(out / "cases.csv", cases_csv(results))
-    report.write_text(out / "junit.xml", junit_xml(results))
-    report.write_class_html(results, tasks, out / "index.html", note)
+def _finish(work: StudentWork, keys: _Keys, results, writer: ClassWriter, cache, progress: Progress) -> None:
+    if cache is not None:
+        cache.store(pair for result in results for pair in keys.results(result, work.known.get(result.task.id, {})))
+    marks = writer.add(work.student, results)
+    progress.student_done(marks, sum(len(known) for known in work.known.values()))
+
+
+def _not_graded(work: StudentWork, error: Exception) -> Tuple[TaskResult, ...]:
+    message = (
+        f"The grader failed on your files ({type(error).__name__}), so they were not graded; "
+        "this is not your mistake: tell your instructor."
+    )
+    return tuple(
+        TaskResult(
+            task=task,
+            file=f"{work.student}/{task.id}.py",
+            cases=tuple(CaseResult(case=c, verdict=Verdict.RUNTIME_ERROR, message=message) for c in task.cases),
+        )
+        for task in work.tasks
+    )

@@ -6,7 +6,9 @@ Exit status: 0 everything accepted, 1 something was not, 2 the grader could not 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import sqlite3
 import sys
 import time
 import traceback
@@ -15,7 +17,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from grader import __version__, report
 from grader.add_case import add_case
-from grader.classgrade import grade_class, students_in, write_outputs
+from grader.classgrade import CACHE_NAME, grade_class, students_in
 from grader.errors import GraderError, UsageError
 from grader.execute import python_version
 from grader.forkserver import best_runner
@@ -23,6 +25,8 @@ from grader.grading import GradingContext, grade_file
 from grader.importers import import_cms, import_kattis
 from grader.loader import course_checkers, load_course
 from grader.model import Task, TaskResult, Verdict
+from grader.progress import Progress
+from grader.result_cache import FreshCache, ResultCache
 from grader.verify import verify_course
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -79,6 +83,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     grade.add_argument("class_dir", metavar="CLASS_DIR", help="a folder holding one folder per student")
     grade.add_argument("--out", required=True, metavar="DIR", help="where the reports and gradebook go")
+    grade.add_argument(
+        "--cache",
+        metavar="FILE",
+        help=f"results cache: a re-run grades only what changed (default: DIR/{CACHE_NAME})",
+    )
+    grade.add_argument("--fresh", action="store_true", help="grade everything again (the cache is refilled)")
+    grade.add_argument("--no-cache", action="store_true", help="neither read nor write a results cache")
+    grade.add_argument(
+        "--dask", metavar="ADDRESS", help="spread the students over a Dask cluster (e.g. tcp://10.0.0.5:8786)"
+    )
     _shared_options(grade, "testcases/", "the submissions")
     bring = commands.add_parser(
         "import",
@@ -298,14 +312,25 @@ def _grade(args) -> int:
     class_dir = Path(args.class_dir)
     if not class_dir.is_dir():
         raise UsageError(f"{class_dir}: no such folder.")
-    if not students_in(class_dir):
+    students = students_in(class_dir)
+    if not students:
         raise UsageError(f"{class_dir}: no student folders in it (one folder per student is expected).")
+    if args.jobs < 1:
+        raise UsageError(f"--jobs {args.jobs}: give 1 or more.")
+    out = Path(args.out)
+    if out.resolve() == class_dir.resolve() or class_dir.resolve() in out.resolve().parents:
+        raise UsageError(f"--out {out}: choose a folder outside {class_dir}, or it would be graded as a student.")
     course = course_folder(args.course)
     tasks = list(load_course(course).values())
     version = python_version(args.python)
     if version is None or not version.startswith("3."):
         raise UsageError(f"--python {args.python}: this interpreter cannot be run, or is not Python 3.")
-    with best_runner() as runner:
+    with contextlib.ExitStack() as stack:
+        runner = stack.enter_context(best_runner())
+        executor, workers = (None, None) if not args.dask else _dask_executor(args.dask, stack)
+        cache = None if args.no_cache else stack.enter_context(_open_cache(Path(args.cache or out / CACHE_NAME)))
+        if cache is not None and args.fresh:
+            cache = FreshCache(cache)
         context = GradingContext(
             checkers=course_checkers(course),
             python=args.python,
@@ -314,23 +339,67 @@ def _grade(args) -> int:
             task_ids=tuple(t.id for t in tasks),
             runner=runner,
         )
-        total = len(students_in(class_dir)) * len(tasks)
-        done = [0]
-
-        def progress(student: str, result: TaskResult) -> None:
-            done[0] += 1
-            print(f"[{done[0]}/{total}] {student} {result.task.id}: {result.verdict.value}", file=sys.stderr)
-
-        results = grade_class(class_dir, tasks, context, progress=progress)
         note = f"graded with Python {version} · {runner.protections(args.python).describe()}"
-    out = Path(args.out)
-    try:
-        write_outputs(results, tasks, out, note)
-    except OSError as error:
-        raise UsageError(f"cannot write to {out}: {error.strerror or error}.") from None
-    print(f"Graded {len(results)} students on {len(tasks)} tasks: {out / 'index.html'}, {out / 'gradebook.csv'}")
-    everything = all(r.verdict is Verdict.ACCEPTED for student in results for r in student.tasks)
+        try:
+            outcome = grade_class(
+                class_dir,
+                tasks,
+                out,
+                context,
+                python_version=version,
+                executor=executor,
+                workers=workers,
+                cache=cache,
+                progress=Progress(len(students)),
+                note=note,
+            )
+        except KeyboardInterrupt:
+            print(
+                f"\nStopped. Finished students are kept in {out}; run the same command again to go on "
+                "where it stopped.",
+                file=sys.stderr,
+            )
+            return 2
+        except OSError as error:
+            raise UsageError(f"cannot write to {out}: {error.strerror or error}.") from None
+    print(outcome.summary, file=sys.stderr)
+    for failure in outcome.grader_failures:
+        print(f"error: {failure}", file=sys.stderr)
+    print(
+        f"Graded {len(outcome.students)} students on {len(tasks)} tasks: {out / 'index.html'}, {out / 'gradebook.csv'}"
+    )
+    if outcome.grader_failures:
+        return 2
+    everything = all(t.verdict is Verdict.ACCEPTED for student in outcome.students for t in student.tasks)
     return 0 if everything else 1
+
+
+@contextlib.contextmanager
+def _open_cache(path: Path):
+    try:
+        cache = ResultCache(path)
+    except (OSError, sqlite3.Error) as error:
+        raise UsageError(
+            f"{path}: cannot use this file as the results cache ({error}); pass --cache FILE or --no-cache."
+        ) from None
+    with cache:
+        yield cache
+
+
+def _dask_executor(address: str, stack: contextlib.ExitStack):
+    """A concurrent.futures executor on the Dask cluster at ``address``, and units to keep in flight."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError("--dask needs Dask's distributed package: pip install 'nim-grader[dask]'.") from None
+    try:
+        client = stack.enter_context(Client(address, timeout=15))
+    except OSError as error:
+        raise UsageError(f"--dask {address}: cannot reach the Dask scheduler ({error}).") from None
+    threads = sum(client.nthreads().values())
+    if not threads:
+        raise UsageError(f"--dask {address}: the cluster has no workers yet; start some with dask worker {address}.")
+    return client.get_executor(), 2 * threads
 
 
 def _import(args) -> int:

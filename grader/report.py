@@ -6,6 +6,7 @@ printed is untrusted: autoescaping is on for every template, and nothing is mark
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -17,7 +18,9 @@ import jinja2
 
 from grader import __version__
 from grader.checkers import visible
-from grader.model import CaseResult, TaskResult, Verdict
+from grader.class_charts import class_overview
+from grader.class_marks import CaseTally, StudentMarks
+from grader.model import CaseResult, Task, TaskResult, Verdict
 
 # Lines shown from a long output: its start, and this many around the first difference.
 _HEAD_LINES = 60
@@ -64,7 +67,10 @@ class TaskView:
     first_failing: Optional[CaseView]
 
 
+@functools.lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
+    # One environment for the process: it compiles each template once (a class run renders
+    # thousands of pages), and rendering from it is safe from several threads.
     return jinja2.Environment(
         loader=jinja2.PackageLoader("grader", "templates"),
         autoescape=True,
@@ -192,13 +198,20 @@ def write_text(path: Path, text: str) -> None:
     _write_atomically(path, text)
 
 
-def write_class_html(results, tasks, path: Path, environment_note: str = "") -> None:
-    """The class overview: each student's score per task, students who need help first."""
-    ordered = sorted(results, key=lambda r: (r.score / r.max_score if r.max_score else 1.0, r.student))
+def write_class_html(
+    students: Sequence[StudentMarks],
+    tallies: Sequence[CaseTally],
+    tasks: Sequence[Task],
+    path: Path,
+    environment_note: str = "",
+) -> None:
+    """Write the class overview to ``path``: a summary, students to help first, the score
+    distribution, each case's pass rate, and every student's mark per task (lowest share first)."""
+    overview = class_overview(students, tallies, tasks)
     html = (
         _environment()
         .get_template("class.html")
-        .render(results=ordered, tasks=tasks, version=__version__, environment_note=environment_note)
+        .render(overview=overview, version=__version__, environment_note=environment_note)
     )
     write_text(path, html)
 
@@ -236,7 +249,7 @@ def json_document(results: Sequence[TaskResult]) -> dict:
 
 
 def _number(value: float):
-    return int(value) if float(value).is_integer() else value
+    return int(value) if float(value).is_integer() else round(value, 4)
 
 
 def json_text(results: Sequence[TaskResult]) -> str:

@@ -1,0 +1,113 @@
+"""The files course teams feed to other tools: Gradescope results, gradebook, item analysis, JUnit.
+
+Pure functions from results or marks to text; writing them is ``class_outputs``' job.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from typing import Sequence
+from xml.sax.saxutils import quoteattr
+
+from grader.class_marks import CaseTally, StudentMarks
+from grader.model import Task, TaskResult
+
+
+def number(value: float):
+    """An int when the value is whole (``4``, not ``4.0``), else the value rounded to 4 places."""
+    return int(value) if float(value).is_integer() else round(value, 4)
+
+
+def _exact(value: float):
+    """An int when the value is whole, else the value as it is (so the tests add up to the score)."""
+    return int(value) if float(value).is_integer() else value
+
+
+def gradescope(results: Sequence[TaskResult]) -> dict:
+    """The Gradescope autograder ``results.json`` document for one student's results.
+
+    One test per case (``"task: case"``), its points when accepted, the message as output;
+    hidden cases are marked ``"visibility": "hidden"``. ``execution_time`` is the seconds the
+    student's programs ran. Only fields Gradescope documents are used (the total possible is the
+    sum of the tests' ``max_score``).
+    """
+    tests = []
+    for task in results:
+        for case in task.cases:
+            points = task.points_of(case.case)
+            tests.append(
+                {
+                    "name": f"{task.task.id}: {case.case.name}",
+                    "score": _exact(points if case.accepted else 0),
+                    "max_score": _exact(points),
+                    "status": "passed" if case.accepted else "failed",
+                    "output": case.message or "Accepted.",
+                    "visibility": "hidden" if case.case.hidden else "visible",
+                }
+            )
+    return {
+        "score": _exact(sum(t.score for t in results)),
+        "execution_time": round(sum(c.time_s for t in results for c in t.cases), 3),
+        "tests": tests,
+    }
+
+
+def gradebook_csv(students: Sequence[StudentMarks], tasks: Sequence[Task]) -> str:
+    """One row per student, one column per task (its score), the total and the most possible."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["student", *(task.id for task in tasks), "total", "max"])
+    for student in students:
+        scores = {t.task: t.score for t in student.tasks}
+        writer.writerow(
+            [
+                student.student,
+                *(number(scores.get(t.id, 0)) for t in tasks),
+                number(student.score),
+                number(student.max_score),
+            ]
+        )
+    return out.getvalue()
+
+
+def cases_csv(tallies: Sequence[CaseTally]) -> str:
+    """Item analysis: for every case, how many students passed it, out of how many, and the rate."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["task", "case", "hidden", "passed", "students", "pass_rate"])
+    for tally in tallies:
+        hidden = str(tally.hidden).lower()
+        writer.writerow([tally.task, tally.case, hidden, tally.passed, tally.students, f"{tally.pass_rate:.3f}"])
+    return out.getvalue()
+
+
+# Characters XML 1.0 cannot hold at all, not even escaped (a student's program may print them).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _attribute(text: str) -> str:
+    return quoteattr(_NOT_XML.sub("\ufffd", text))
+
+
+JUNIT_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n'
+JUNIT_TAIL = "</testsuites>\n"
+
+
+def junit_suites(student: str, results: Sequence[TaskResult]) -> str:
+    """One student's part of the JUnit XML: a test suite per task, a test case per case."""
+    lines = []
+    for task in results:
+        failures = sum(1 for c in task.cases if not c.accepted)
+        name = _attribute(f"{student}.{task.task.id}")
+        lines.append(f'  <testsuite name={name} tests="{len(task.cases)}" failures="{failures}">')
+        for case in task.cases:
+            attrs = f'classname={name} name={_attribute(case.case.name)} time="{case.time_s:.3f}"'
+            if case.accepted:
+                lines.append(f"    <testcase {attrs}/>")
+            else:
+                message = _attribute(f"{case.verdict.value}: {case.message}")
+                lines.append(f"    <testcase {attrs}><failure message={message}/></testcase>")
+        lines.append("  </testsuite>")
+    return "".join(line + "\n" for line in lines)

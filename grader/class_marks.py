@@ -1,0 +1,134 @@
+"""What a class run keeps of each student once their reports are written: marks, not outputs.
+
+A student's full results (outputs, messages) go to their own report and are then dropped, so the
+memory a class run needs does not grow with what students print. The class-wide files (gradebook,
+item analysis, overview) are made from these small values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Sequence, Tuple
+
+from grader.model import TaskResult, Verdict
+
+
+@dataclass(frozen=True)
+class TaskMark:
+    """One student's mark on one task: verdict, points, and how many cases failed."""
+
+    task: str
+    verdict: Verdict
+    score: float
+    max_score: float
+    failed: int
+    cases: int
+    missing: bool = False  # the file was not handed in
+
+
+@dataclass(frozen=True)
+class StudentMarks:
+    """One student's marks, a TaskMark per task of the course (in task order)."""
+
+    student: str
+    tasks: Tuple[TaskMark, ...]
+
+    @property
+    def score(self) -> float:
+        return sum(t.score for t in self.tasks)
+
+    @property
+    def max_score(self) -> float:
+        return sum(t.max_score for t in self.tasks)
+
+    @property
+    def share(self) -> float:
+        """The share of the points earned, 0 to 1 (1 when there is nothing to earn)."""
+        return self.score / self.max_score if self.max_score else 1.0
+
+    @property
+    def not_accepted(self) -> Tuple[TaskMark, ...]:
+        """The tasks that are not accepted, fewest points earned first."""
+        failed = [t for t in self.tasks if t.verdict is not Verdict.ACCEPTED]
+        return tuple(sorted(failed, key=lambda t: (t.score / t.max_score if t.max_score else 1.0, t.task)))
+
+
+@dataclass(frozen=True)
+class CaseTally:
+    """Item analysis of one case: how many students passed it, out of how many."""
+
+    task: str
+    case: str
+    hidden: bool
+    passed: int
+    students: int
+
+    @property
+    def pass_rate(self) -> float:
+        return self.passed / self.students if self.students else 0.0
+
+
+def marks_of(student: str, results: Sequence[TaskResult]) -> StudentMarks:
+    """The marks of ``results`` (one TaskResult per task) for ``student``."""
+    return StudentMarks(
+        student=student,
+        tasks=tuple(
+            TaskMark(
+                task=r.task.id,
+                verdict=r.verdict,
+                score=r.score,
+                max_score=r.max_score,
+                failed=sum(1 for c in r.cases if not c.accepted),
+                cases=len(r.cases),
+                missing=r.problem is not None and r.problem.verdict is Verdict.NO_OUTPUT,
+            )
+            for r in results
+        ),
+    )
+
+
+class Tallies:
+    """Pass counts of every case, added up one student at a time (in first-seen order)."""
+
+    def __init__(self) -> None:
+        self._counts: Dict[Tuple[str, str], List[int]] = {}
+        self._hidden: Dict[Tuple[str, str], bool] = {}
+
+    def add(self, results: Iterable[TaskResult]) -> None:
+        """Count one student's results."""
+        for task in results:
+            for case in task.cases:
+                key = (task.task.id, case.case.name)
+                counts = self._counts.setdefault(key, [0, 0])
+                counts[0] += 1 if case.accepted else 0
+                counts[1] += 1
+                self._hidden[key] = case.case.hidden
+
+    def tallies(self) -> List[CaseTally]:
+        """Every case seen, in the order first seen (task order, then case order)."""
+        return [
+            CaseTally(task=key[0], case=key[1], hidden=self._hidden[key], passed=passed, students=students)
+            for key, (passed, students) in self._counts.items()
+        ]
+
+
+def needs_help(students: Sequence[StudentMarks], limit: int = 10) -> List[StudentMarks]:
+    """The students to help first: lowest share of points, then most tasks not accepted, by name.
+
+    Students with every task accepted are never listed.
+    """
+    struggling = [s for s in students if s.not_accepted]
+    ordered = sorted(struggling, key=lambda s: (s.share, -len(s.not_accepted), s.student))
+    return ordered[:limit]
+
+
+def score_histogram(students: Sequence[StudentMarks], bins: int = 10) -> List[int]:
+    """How many students' share of the points falls in each of ``bins`` equal ranges of 0–100 %.
+
+    The last range includes 100 %.
+    """
+    counts = [0] * bins
+    for student in students:
+        index = min(int(student.share * bins), bins - 1)
+        counts[index] += 1
+    return counts

@@ -1,0 +1,150 @@
+"""Case results kept on disk, by the content of everything that decides them.
+
+A case's result depends on the submission (and the files it imports), on the case itself, on the
+course's own checkers, on the interpreter and on the grader. ``case_key`` hashes exactly those, so
+a result found under its key is the result a new run would give: a class run after one case was
+added runs only that case, and a run that was stopped goes on where it stopped.
+
+The store is one SQLite file: each result is committed as it arrives, so an interrupted run loses
+at most the results in flight, and a half-written file cannot be read as a result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+from typing import Dict, Iterable, Mapping, Optional, Tuple
+
+from grader import __version__
+from grader.model import Case, CaseResult, Difference, Task, Verdict
+
+# Bump when the stored form changes, so old stores are read as empty rather than misread.
+_FORMAT = 1
+
+
+def grader_fingerprint() -> str:
+    """The grader's version and the hash of its own source: a changed grader is a new grader."""
+    digest = hashlib.sha256(f"{__version__}/{_FORMAT}".encode())
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def run_fingerprint(python_version: str, course: Optional[Path]) -> str:
+    """What every case of a run shares: the grader, the interpreter, the course's own checkers."""
+    checkers = b""
+    if course is not None and (Path(course) / "checkers.py").is_file():
+        checkers = (Path(course) / "checkers.py").read_bytes()
+    parts = [grader_fingerprint(), python_version, hashlib.sha256(checkers).hexdigest()]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def submission_fingerprint(task: Task, files: Mapping[str, bytes]) -> str:
+    """The submission as run: the task's file and each file it imports (or that it is missing)."""
+    digest = hashlib.sha256(task.id.encode())
+    for name in (f"{task.id}.py", *(f"{module}.py" for module in task.uses_files)):
+        content = files.get(name)
+        digest.update(b"\0" + name.encode() + (b"\1" + content if content is not None else b"\2"))
+    return digest.hexdigest()
+
+
+def case_key(run: str, submission: str, case: Case) -> str:
+    """The key of one case's result; the case's line in its file does not count (moving it is no change)."""
+    described = repr(replace(case, line=0))
+    return hashlib.sha256("\0".join((run, submission, described)).encode()).hexdigest()
+
+
+def _encode(result: CaseResult) -> str:
+    return json.dumps(
+        {
+            "verdict": result.verdict.value,
+            "message": result.message,
+            "time_s": result.time_s,
+            "actual": result.actual,
+            "stderr": result.stderr,
+            "expected": result.expected,
+            "difference": [result.difference.line, result.difference.column] if result.difference else None,
+            "actual_note": result.actual_note,
+            "game": result.game,
+        },
+        ensure_ascii=False,
+    )
+
+
+def _decode(case: Case, text: str) -> CaseResult:
+    data = json.loads(text)
+    difference = data["difference"]
+    return CaseResult(
+        case=case,
+        verdict=Verdict(data["verdict"]),
+        message=data["message"],
+        time_s=data["time_s"],
+        actual=data["actual"],
+        stderr=data["stderr"],
+        expected=data["expected"],
+        difference=Difference(*difference) if difference else None,
+        actual_note=data["actual_note"],
+        game=data["game"],
+    )
+
+
+class ResultCache:
+    """A store of case results by ``case_key``, in one SQLite file (created when missing).
+
+    Only the thread that opened it may use it; the class run keeps it in its main thread.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(path))
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, result TEXT NOT NULL)")
+            self._db.commit()
+        except sqlite3.DatabaseError:
+            self._db.close()
+            raise
+
+    def known(self, keyed: Iterable[Tuple[str, Case]]) -> Dict[str, CaseResult]:
+        """The stored results of the (key, case) pairs that have one, by case name."""
+        found: Dict[str, CaseResult] = {}
+        for key, case in keyed:
+            row = self._db.execute("SELECT result FROM results WHERE key = ?", (key,)).fetchone()
+            if row is not None:
+                try:
+                    found[case.name] = _decode(case, row[0])
+                except (ValueError, KeyError, TypeError):
+                    continue  # an unreadable entry is run again, and replaced
+        return found
+
+    def store(self, keyed: Iterable[Tuple[str, CaseResult]]) -> None:
+        """Keep these results under their keys, committed at once."""
+        rows = [(key, _encode(result)) for key, result in keyed]
+        with self._db:
+            self._db.executemany("INSERT OR REPLACE INTO results (key, result) VALUES (?, ?)", rows)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> ResultCache:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+class FreshCache:
+    """A cache that knows nothing but keeps what it is given: grading everything again, refilling it."""
+
+    def __init__(self, cache: ResultCache) -> None:
+        self.cache = cache
+
+    def known(self, keyed: Iterable[Tuple[str, Case]]) -> Dict[str, CaseResult]:
+        return {}
+
+    def store(self, keyed: Iterable[Tuple[str, CaseResult]]) -> None:
+        self.cache.store(keyed)
