@@ -493,7 +493,8 @@ def _converse(process, session: Session, stdout: _Capture, stderr: _Capture, lim
                     session.output(decoder.decode(data))
                 if _over(stdout, stderr, limits):
                     return False, True, False
-            if session.done():
+            if session.done():  # the session has seen enough: the program is stopped now, not waited for
+                _kill_group(process)
                 return False, False, False
             if exited or open_outputs == 0:
                 watch.drain(limits, on_stdout=lambda data: session.output(decoder.decode(data)))

@@ -670,6 +670,16 @@ def test_the_wrong_winner_is_announced(play):
     assert case.actual.splitlines()[case.difference.line - 1] == "Alice wins!"
 
 
+def test_a_program_is_stopped_as_soon_as_it_breaks_a_rule(play):
+    # The wrong winner is announced, then the program keeps busy: it is stopped there and then,
+    # not given the grace a program that ends by itself gets (nor left to its time limit).
+    wrong = 'print(f"{players[1 - turn]} wins!")\n            while True:\n                pass\n'
+    source = mutate("working_game", WINNER, wrong)
+    case = only(play(source, "a single heap between two humans", time_s=60))
+    assert case.verdict is Verdict.WRONG_ANSWER and "announced Alice as the winner" in case.message
+    assert case.time_s < 2.5  # was 5 s: the grace for a program that ends by itself
+
+
 def test_a_computer_playing_at_random(play):
     source = mutate("working_game", "import contextlib\n", "import contextlib\nimport random\n\nrandom.seed(3)\n")
     source = source.replace(
