@@ -51,6 +51,8 @@ except ImportError:  # not POSIX: the grader does not start this server there
     resource = None
 
 SOCKET_FD = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+
+
 _PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -144,6 +146,18 @@ def _run_main(code, script):
     exec(code, main.__dict__)
 
 
+def _show_exception():
+    """Print the exception being handled as an uncaught one is: through ``sys.excepthook``.
+
+    (Python's own hook is written in C: on 3.11 it prints a child's first traceback in a tenth of
+    the time ``traceback.print_exc`` takes, which touches far more of the memory shared with us.)
+    """
+    try:
+        sys.excepthook(*sys.exc_info())
+    except BaseException:
+        traceback.print_exc()
+
+
 def _child(request, fds, keep_closed, code):
     """In the forked child: become the student's program. Never returns."""
     exit_code = 1
@@ -195,7 +209,7 @@ def _child(request, fds, keep_closed, code):
                 print(stop.code, file=sys.stderr)
                 exit_code = 1
         except BaseException:  # the student's exception: shown as Python would show it
-            traceback.print_exc()
+            _show_exception()
             exit_code = 1
         for stream in (sys.stdout, sys.stderr):
             try:
