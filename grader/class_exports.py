@@ -55,20 +55,13 @@ def gradescope(results: Sequence[TaskResult]) -> dict:
 
 
 def gradebook_csv(students: Sequence[StudentMarks], tasks: Sequence[Task]) -> str:
-    """One row per student, one column per task (its score), the total and the most possible."""
+    """One row per student, one column per task (its score), and the total (``grader-cli.md``)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student", *(task.id for task in tasks), "total", "max"])
+    writer.writerow(["student", *(task.id for task in tasks), "total"])
     for student in students:
         scores = {t.task: t.score for t in student.tasks}
-        writer.writerow(
-            [
-                student.student,
-                *(number(scores.get(t.id, 0)) for t in tasks),
-                number(student.score),
-                number(student.max_score),
-            ]
-        )
+        writer.writerow([student.student, *(number(scores.get(t.id, 0)) for t in tasks), number(student.score)])
     return out.getvalue()
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import zlib
 from dataclasses import replace
 from pathlib import Path
 from typing import Dict, Iterable, Mapping, Optional, Tuple
@@ -22,7 +23,7 @@ from grader import __version__
 from grader.model import Case, CaseResult, Difference, Task, Verdict
 
 # Bump when the stored form changes, so old stores are read as empty rather than misread.
-_FORMAT = 1
+_FORMAT = 2
 
 
 def grader_fingerprint() -> str:
@@ -57,8 +58,9 @@ def case_key(run: str, submission: str, case: Case) -> str:
     return hashlib.sha256("\0".join((run, submission, described)).encode()).hexdigest()
 
 
-def _encode(result: CaseResult) -> str:
-    return json.dumps(
+def _encode(result: CaseResult) -> bytes:
+    # Compressed: outputs, transcripts and expected answers repeat a lot (a tenth of the size).
+    text = json.dumps(
         {
             "verdict": result.verdict.value,
             "message": result.message,
@@ -72,10 +74,11 @@ def _encode(result: CaseResult) -> str:
         },
         ensure_ascii=False,
     )
+    return zlib.compress(text.encode("utf-8"))
 
 
-def _decode(case: Case, text: str) -> CaseResult:
-    data = json.loads(text)
+def _decode(case: Case, stored: bytes) -> CaseResult:
+    data = json.loads(zlib.decompress(stored).decode("utf-8"))
     difference = data["difference"]
     return CaseResult(
         case=case,
@@ -103,7 +106,7 @@ class ResultCache:
         self._db = sqlite3.connect(str(path))
         try:
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, result TEXT NOT NULL)")
+            self._db.execute("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, result BLOB NOT NULL)")
             self._db.commit()
         except sqlite3.DatabaseError:
             self._db.close()
@@ -117,7 +120,7 @@ class ResultCache:
             if row is not None:
                 try:
                     found[case.name] = _decode(case, row[0])
-                except (ValueError, KeyError, TypeError):
+                except (ValueError, KeyError, TypeError, zlib.error):
                     continue  # an unreadable entry is run again, and replaced
         return found
 
