@@ -97,6 +97,13 @@ def class_context(course: Path, runner) -> GradingContext:
     )
 
 
+def run_class(room: Path, out: Path, course: Path, runner, **options):
+    """``grade_class`` on ``course`` as it is now, quietly, through ``runner``."""
+    options.setdefault("progress", Progress(len(list(room.iterdir())), io.StringIO()))
+    tasks = list(load_course(course).values())
+    return grade_class(room, tasks, out, class_context(course, runner), python_version="3", **options)
+
+
 def test_a_second_run_takes_every_result_from_the_cache(small_course, tmp_path, capsys):
     room = make_class(tmp_path / "class", {"ann": solution("exclusive_or"), "ben": WRONG, "cid": None})
     out = tmp_path / "out"
@@ -114,39 +121,18 @@ def test_a_second_run_takes_every_result_from_the_cache(small_course, tmp_path, 
 def test_adding_a_case_runs_only_that_case(small_course, tmp_path, context):
     room = make_class(tmp_path / "class", {"ann": solution("exclusive_or"), "ben": WRONG})
     out = tmp_path / "out"
-    tasks = list(load_course(small_course).values())
     counting = CountingRunner(context.runner)
-    grade_class(
-        room, tasks, out, class_context(small_course, counting), python_version="3", progress=Progress(2, io.StringIO())
-    )
+    run_class(room, out, small_course, counting)
     assert counting.runs == 8
     path = small_course / "testcases" / "exclusive_or.yaml"
     path.write_text(path.read_text() + "\n  - name: one and zero again\n    input: '1 0'\n    expected: '1'\n")
-    tasks = list(load_course(small_course).values())
     counting.runs = 0
     cache = ResultCache(out / "cache.sqlite")
     try:
-        grade_class(
-            room,
-            tasks,
-            out,
-            class_context(small_course, counting),
-            python_version="3",
-            cache=cache,
-            progress=Progress(2, io.StringIO()),
-        )
+        run_class(room, out, small_course, counting, cache=cache)
         counting.runs = 0
         path.write_text(path.read_text() + "\n  - name: zero and zero again\n    input: '0 0'\n    expected: '0'\n")
-        tasks = list(load_course(small_course).values())
-        grade_class(
-            room,
-            tasks,
-            out,
-            class_context(small_course, counting),
-            python_version="3",
-            cache=cache,
-            progress=Progress(2, io.StringIO()),
-        )
+        run_class(room, out, small_course, counting, cache=cache)
     finally:
         cache.close()
     assert counting.runs == 2  # the new case, for each of the two students
@@ -169,7 +155,6 @@ def test_an_interrupted_run_goes_on_where_it_stopped(small_course, tmp_path, con
     students = {f"s{i:02}": (solution("exclusive_or") if i % 3 else WRONG) + f"# s{i:02}\n" for i in range(8)}
     room = make_class(tmp_path / "class", students)
     out = tmp_path / "out"
-    tasks = list(load_course(small_course).values())
 
     class StopAfterThree(Progress):
         def student_done(self, marks, from_cache):
@@ -180,29 +165,13 @@ def test_an_interrupted_run_goes_on_where_it_stopped(small_course, tmp_path, con
     counting = CountingRunner(context.runner)
     with ResultCache(out / "cache.sqlite") as cache:
         with pytest.raises(KeyboardInterrupt):
-            grade_class(
-                room,
-                tasks,
-                out,
-                class_context(small_course, counting),
-                python_version="3",
-                cache=cache,
-                progress=StopAfterThree(8, io.StringIO()),
-            )
+            run_class(room, out, small_course, counting, cache=cache, progress=StopAfterThree(8, io.StringIO()))
     assert not (out / "gradebook.csv").exists()  # no half gradebook
     assert not list(out.glob(".junit-*"))
     assert counting.runs >= 3 * 4  # the three students counted, and maybe some not yet
     counting.runs = 0
     with ResultCache(out / "cache.sqlite") as cache:
-        outcome = grade_class(
-            room,
-            tasks,
-            out,
-            class_context(small_course, counting),
-            python_version="3",
-            cache=cache,
-            progress=Progress(8, io.StringIO()),
-        )
+        outcome = run_class(room, out, small_course, counting, cache=cache)
     assert counting.runs == 5 * 4  # only the students who had not finished
     assert len(outcome.students) == 8
     expected = {name: ("4" if name not in ("s00", "s03", "s06") else "2") for name in students}
@@ -380,17 +349,8 @@ def test_the_output_folder_cannot_be_inside_the_class(small_course, tmp_path, ca
 def test_any_executor_will_do(small_course, tmp_path, context):
     room = make_class(tmp_path / "class", {"ann": solution("exclusive_or"), "ben": WRONG, "cid": LOOPS})
     out = tmp_path / "out"
-    tasks = list(load_course(small_course).values())
     with ProcessPoolExecutor(max_workers=2) as pool:
-        outcome = grade_class(
-            room,
-            tasks,
-            out,
-            class_context(small_course, context.runner),
-            python_version="3",
-            executor=pool,
-            progress=Progress(3, io.StringIO()),
-        )
+        outcome = run_class(room, out, small_course, context.runner, executor=pool)
     assert [s.score for s in outcome.students] == [4, 2, 0]
     assert outcome.students[2].tasks[0].verdict is Verdict.TIME_LIMIT_EXCEEDED
     assert (out / "cid" / "exclusive_or.html").is_file()
