@@ -121,7 +121,7 @@ class _Server:
     def __init__(self, python: str, prefix) -> None:
         # SOCK_SEQPACKET keeps each message (and the descriptors sent with it) apart.
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        command = [*(prefix or []), python, "-I", "-X", "utf8", "-c", _ZYGOTE, str(theirs.fileno())]
+        command = [*(prefix or []), python, "-I", "-S", "-X", "utf8", "-c", _ZYGOTE, str(theirs.fileno())]
         self.process = subprocess.Popen(
             command,
             pass_fds=[theirs.fileno()],

@@ -50,6 +50,23 @@ try:
 except ImportError:  # not POSIX: the grader does not start this server there
     resource = None
 
+
+def _as_site_would():
+    """What ``site`` gives a program run as ``python file.py``, without running its start-up hooks.
+
+    The server starts with ``-S``: ``.pth`` files may import whole libraries at start-up (on some
+    machines certifi, pathlib, zipfile...), and every page they leave in this process makes each
+    fork dearer. Programs still find exit(), quit(), help() and the installed packages.
+    """
+    import site
+
+    for name in ("setquit", "setcopyright", "sethelper"):
+        getattr(site, name, lambda: None)()
+    sys.path.extend(p for p in site.getsitepackages() if os.path.isdir(p) and p not in sys.path)
+
+
+_as_site_would()
+
 SOCKET_FD = int(sys.argv[1]) if len(sys.argv) > 1 else 3
 
 

@@ -329,3 +329,20 @@ def test_a_fork_server_that_dies_is_replaced(tmp_path):
         # (a run sent in the moment the server dies is lost with it: it reads as killed)
         assert runner.run(program, b"two\n", QUICK).stdout == b"two\n"
         assert runner._servers[sys.executable] is not server
+
+
+def test_a_program_starts_as_under_python_file_py(runner, tmp_path):
+    """The server starts without ``site``'s hooks (cheaper forks); programs must not notice."""
+    from grader.execute import Program, SubprocessRunner
+
+    script = tmp_path / "prog.py"
+    script.write_text(
+        "import yaml  # an installed package\n"
+        "print(type(exit).__name__, type(help).__name__, hasattr(__import__('builtins'), 'copyright'))\n"
+        "print(yaml.safe_load('[1, 2]'))\n"
+        "quit(4)\n"
+    )
+    program = Program(sys.executable, script, "prog.py")
+    fork, plain = runner.run(program, b"", QUICK), SubprocessRunner().run(program, b"", QUICK)
+    assert fork.stdout == plain.stdout == b"Quitter _Helper True\n[1, 2]\n"
+    assert fork.exit_code == plain.exit_code == 4
