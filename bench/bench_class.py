@@ -10,7 +10,8 @@ files are the same bytes and none can reuse another's results: the figures are f
 
 It prints, each run with a fresh cache unless it says otherwise:
 1. the whole class at the default ``--jobs`` (the machine's cores): time, students/s, cases/s,
-   and the peak memory of the grading process;
+   the peak memory of the grading process, the CPU it used, and how much of the cases' time went
+   to programs stopped at their time limit;
 2. the same again with the results cache the first run filled (nothing changed: a re-run);
 3. ``--jobs 1`` against ``--jobs 2`` on the first ``--compare`` students: the speed-up;
 4. peak memory on a third of the class against the whole class (it should not grow with it).
@@ -27,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -74,7 +76,19 @@ def grade(class_dir: Path, out: Path, jobs: int, cache: bool) -> dict:
     if code not in (0, 1):
         raise SystemExit(f"grade failed (exit {code}):\n{''.join(lines[-20:])}")
     # ru_maxrss is in KiB on Linux: the largest resident set of the grader or a process it waited for.
-    return {"seconds": elapsed, "peak_mib": usage.ru_maxrss / 1024, "summary": summary}
+    # The CPU times count the grader and every process it (or its fork server) waited for.
+    cpu = usage.ru_utime + usage.ru_stime
+    return {"seconds": elapsed, "peak_mib": usage.ru_maxrss / 1024, "cpu": cpu, "summary": summary}
+
+
+def time_outs(junit: Path) -> float:
+    """The seconds that the cases stopped at their time limit ran, in a junit.xml."""
+    stopped = 0.0
+    for case in ElementTree.parse(junit).getroot().iter("testcase"):
+        failure = case.find("failure")
+        if failure is not None and failure.get("message", "").startswith("time_limit_exceeded"):
+            stopped += float(case.get("time", 0))
+    return stopped
 
 
 def cases_in(summary: str) -> int:
@@ -108,6 +122,10 @@ def main() -> None:
         print(f"\n1. whole class, --jobs {jobs}: {first['seconds']:.1f} s")
         print(f"   {args.students / first['seconds']:.2f} students/s, {cases / first['seconds']:.0f} cases/s")
         print(f"   peak memory {first['peak_mib']:.0f} MiB; {first['summary']}")
+        stopped = time_outs(work / "out" / "junit.xml")
+        print(f"   CPU used: {first['cpu']:.0f} core-seconds ({jobs} cores x {first['seconds']:.0f} s available)")
+        print(f"   of which up to {stopped:.0f} s went to programs stopped at their time limit")
+        print("   (a program that loops runs until the limit stops it, whatever the grader does)")
         again = grade(whole, work / "out", jobs, cache=True)
         print(f"\n2. re-run, nothing changed (from the cache): {again['seconds']:.1f} s")
         print(f"   {first['seconds'] / again['seconds']:.0f}x faster than the first run")

@@ -62,6 +62,8 @@ def _as_site_would():
 
     for name in ("setquit", "setcopyright", "sethelper"):
         getattr(site, name, lambda: None)()
+    if hasattr(site, "venv"):
+        site.venv(set())  # in a virtual environment: its prefix (and packages), as site would set it
     sys.path.extend(p for p in site.getsitepackages() if os.path.isdir(p) and p not in sys.path)
 
 
