@@ -3,8 +3,12 @@
 ``ForkServerRunner`` starts one fork server (``zygote.py``) per interpreter, inside the sandbox
 ``sandbox.plan`` finds, and asks it for one child per run. The grader keeps the child's standard
 streams (it makes the pipes and hands the far ends over the socket), so the server never sees a
-case's input or output. Everything after the start (time limit, output caps, the interactive
-session, the verdict facts) is the same code as for ``SubprocessRunner``.
+case's input or output, and each child reads and compiles its own file, so the server never holds
+a submission. Reference solutions (``Program.trusted``) run in a server of their own. A server
+that cannot start is reported (``protections``), and runs then start one interpreter each, with
+the same plan; a server that dies is replaced, and a run it took with it is run again
+(``execute.ProcessRunner``). Everything after the start is the same code as for
+``SubprocessRunner``.
 """
 
 from __future__ import annotations
@@ -13,27 +17,42 @@ import array
 import itertools
 import json
 import os
-import queue
-import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict, Optional, Tuple
 
-from grader.execute import ProcessRunner, Program, SubprocessRunner, _Workdir, rlimits
+from grader.execute import ProcessRunner, Program, RunFolder, RunnerFailure, SubprocessRunner, rlimits
 from grader.model import Limits
-from grader.sandbox import Protections, plan
+from grader.sandbox import Protections, with_fork_server
 
-_ZYGOTE = (Path(__file__).parent / "zygote.py").read_text(encoding="utf-8")
+
+def _zygote_source() -> str:
+    """The fork server's source: ``zygote_isolation`` made a module, then ``zygote`` itself."""
+    here = Path(__file__).parent
+    isolation = (here / "zygote_isolation.py").read_text(encoding="utf-8")
+    return (
+        "import sys as _sys, types as _types\n"
+        "_module = _types.ModuleType('zygote_isolation')\n"
+        f"exec(compile({isolation!r}, 'zygote_isolation.py', 'exec'), _module.__dict__)\n"
+        "_sys.modules['zygote_isolation'] = _module\n"
+        "del _sys, _types, _module\n" + (here / "zygote.py").read_text(encoding="utf-8")
+    )
+
+
+_ZYGOTE = _zygote_source()
 _START_TIMEOUT_S = 20
 
 
 class ServerGone(Exception):
     """The fork server stopped; the run is retried on a new one."""
+
+
+class ServerCannotStart(Exception):
+    """The fork server did not say it was ready; ``str()`` says what was seen."""
 
 
 class _Child:
@@ -74,6 +93,11 @@ class _Child:
                 os.write(self._done_write, b"x")
         self.ended.set()
         self.started.set()
+
+    @property
+    def lost(self) -> bool:
+        """True when the server went away while the program ran (not the program's doing)."""
+        return self.ended.is_set() and self.status is None
 
     # the process interface the shared run loop uses
     @property
@@ -118,10 +142,10 @@ class _Child:
 class _Server:
     """One running fork server and the thread that reads its replies."""
 
-    def __init__(self, python: str, prefix) -> None:
+    def __init__(self, python: str, prefix, work_root: str) -> None:
         # SOCK_SEQPACKET keeps each message (and the descriptors sent with it) apart.
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        command = [*(prefix or []), python, "-I", "-S", "-X", "utf8", "-c", _ZYGOTE, str(theirs.fileno())]
+        command = [*(prefix or []), python, "-I", "-S", "-X", "utf8", "-c", _ZYGOTE, str(theirs.fileno()), work_root]
         self.process = subprocess.Popen(
             command,
             pass_fds=[theirs.fileno()],
@@ -137,8 +161,19 @@ class _Server:
         self.children: Dict[int, _Child] = {}
         self.ids = itertools.count(1)
         self.alive = True
+        self.hello: Optional[dict] = None  # what the server said when it was ready
+        self.ready = threading.Event()
         self.reader = threading.Thread(target=self._read, name="fork-server-reader", daemon=True)
         self.reader.start()
+
+    def wait_ready(self) -> dict:
+        """The server's hello (how it isolates runs); ``ServerCannotStart`` if it never comes."""
+        if not self.ready.wait(_START_TIMEOUT_S) or self.hello is None:
+            code = self.process.poll()
+            raise ServerCannotStart(
+                f"it ended with exit status {code}" if code is not None else f"no answer in {_START_TIMEOUT_S} s"
+            )
+        return self.hello
 
     def _read(self) -> None:
         try:
@@ -147,6 +182,10 @@ class _Server:
                 if not data:
                     raise ServerGone
                 message = json.loads(data)
+                if "hello" in message:
+                    self.hello = message["hello"]
+                    self.ready.set()
+                    continue
                 child = self.children.get(message["id"])
                 if child is None:
                     continue
@@ -160,6 +199,7 @@ class _Server:
                     child._ended(None, message.get("error", "the fork server failed"))
         except (ServerGone, OSError, ValueError):
             self.alive = False
+            self.ready.set()
             for child in list(self.children.values()):
                 child._ended(None, "the fork server stopped")
             self.children.clear()
@@ -170,7 +210,7 @@ class _Server:
         with self.send_lock:
             self.sock.sendmsg([data], ancillary)
 
-    def spawn(self, workdir: str, script: str, limits: Limits, unbuffered: bool, uid: Optional[int]) -> _Child:
+    def spawn(self, folder: RunFolder, limits: Limits, unbuffered: bool) -> _Child:
         """Ask for one program; returns at once (its pid comes when the server has forked it).
 
         Raises ``ServerGone`` when the server has stopped, so the caller can start another.
@@ -186,11 +226,12 @@ class _Server:
         request = {
             "op": "run",
             "id": ident,
-            "folder": workdir,
-            "script": script,
+            "folder": folder.path,
+            "script": folder.script,
             "limits": [list(item) for item in rlimits(limits)],
             "unbuffered": unbuffered,
-            "uid": uid,
+            "uid": folder.uid,
+            "isolate": (self.hello or {}).get("isolation"),
         }
         try:
             self._send(request, [stdin_read, stdout_write, stderr_write])
@@ -226,31 +267,6 @@ class _Server:
                 self.process.wait()
 
 
-class _OwnedWorkdir(_Workdir):
-    """A run's folder inside the runner's work root, owned by the user id the run gets (if any)."""
-
-    def __init__(self, program: Program, runner: ForkServerRunner) -> None:
-        super().__init__(program)
-        self.runner = runner
-        self.uid: Optional[int] = None
-
-    def __enter__(self):
-        self.folder = tempfile.mkdtemp(prefix="run-", dir=self.runner.root)
-        self.uid = self.runner._take_uid(self.program.python, self.folder)
-        for companion in self.program.companions:
-            shutil.copyfile(companion, Path(self.folder) / companion.name)
-        script = Path(self.folder) / self.program.run_name
-        shutil.copyfile(self.program.script, script)
-        if self.uid is not None:
-            for path in [self.folder, *(str(p) for p in Path(self.folder).iterdir())]:
-                os.chown(path, self.uid, self.uid)
-        return self.folder, str(script)
-
-    def __exit__(self, *exc_info) -> None:
-        super().__exit__(*exc_info)
-        self.runner._give_uid(self.folder, self.uid)
-
-
 class ForkServerRunner(ProcessRunner):
     """Runs each case as a child of a prepared, sandboxed interpreter (see the module docstring).
 
@@ -259,77 +275,60 @@ class ForkServerRunner(ProcessRunner):
     """
 
     def __init__(self, use_sandbox: bool = True) -> None:
-        self.root = tempfile.mkdtemp(prefix="nim-grader-runs-")
-        os.chmod(self.root, 0o755)
-        self.use_sandbox = use_sandbox
-        self._servers: Dict[str, _Server] = {}
-        self._plans: Dict[str, tuple] = {}
-        self._lock = threading.Lock()
-        self._fallback = SubprocessRunner()
-        self._free_uids: Optional[queue.SimpleQueue] = None
-        self._uid_of: Dict[str, int] = {}  # run folder → the user id its program runs as
+        super().__init__(use_sandbox)
+        self._servers: Dict[Tuple[str, bool], _Server] = {}
+        self._cannot_start: Dict[str, str] = {}  # interpreter → why its server did not start
+        self._server_lock = threading.Lock()
 
     def protections(self, python: str) -> Protections:
-        """What is active for programs run by ``python``."""
-        return self._plan(python)[2]
+        """What is active for programs run by ``python`` (starts its server to find out)."""
+        try:
+            hello = self._server(python, trusted=False).wait_ready()
+        except ServerCannotStart:
+            return SubprocessRunner.protections(self, python)
+        return with_fork_server(self.plan(python).protections, hello.get("isolation"))
 
-    def _plan(self, python: str) -> tuple:
-        with self._lock:
-            if python not in self._plans:
-                self._plans[python] = plan(python, self.root, self.use_sandbox)
-            return self._plans[python]
+    def _server(self, python: str, trusted: bool) -> _Server:
+        """The running server for ``python`` (students' or the course's own); ``ServerCannotStart``."""
+        with self._server_lock:
+            if python in self._cannot_start:
+                raise ServerCannotStart(self._cannot_start[python])
+            server = self._servers.get((python, trusted))
+            if server is not None and server.alive:
+                return server
+            if server is not None:
+                server.stop()
+            server = self._servers[(python, trusted)] = _Server(python, self.plan(python).prefix, self.root)
+        try:
+            server.wait_ready()
+        except ServerCannotStart as error:
+            with self._server_lock:
+                self._cannot_start[python] = f"the fork server could not start ({error})"
+            server.stop()
+            raise ServerCannotStart(self._cannot_start[python]) from None
+        return server
 
-    def _server(self, python: str) -> _Server:
-        prefix, _, _ = self._plan(python)
-        with self._lock:
-            server = self._servers.get(python)
-            if server is None or not server.alive:
-                if server is not None:
-                    server.stop()
-                server = self._servers[python] = _Server(python, prefix)
-            return server
-
-    def _take_uid(self, python: str, folder: str) -> Optional[int]:
-        """A user id no other run is using (waits for one if all are), or None without the pool."""
-        uids = self._plan(python)[1]
-        if uids is None:
-            return None
-        with self._lock:
-            if self._free_uids is None:
-                self._free_uids = queue.SimpleQueue()
-                for uid in uids:
-                    self._free_uids.put(uid)
-        uid = self._free_uids.get()
-        with self._lock:
-            self._uid_of[folder] = uid
-        return uid
-
-    def _give_uid(self, folder: str, uid: Optional[int]) -> None:
-        if uid is None:
-            return
-        with self._lock:
-            self._uid_of.pop(folder, None)
-        self._free_uids.put(uid)
-
-    def _folder(self, program: Program) -> _Workdir:
-        return _OwnedWorkdir(program, self)
-
-    def _launch(self, python: str, workdir: str, script: str, limits: Limits, unbuffered: bool):
-        uid = self._uid_of.get(workdir)
+    def _launch(self, program: Program, folder: RunFolder, limits: Limits, unbuffered: bool):
         for _ in range(2):  # a server that died is replaced once
             start = time.monotonic()
             try:
-                return self._server(python).spawn(workdir, script, limits, unbuffered, uid), start
+                return self._server(program.python, program.trusted).spawn(folder, limits, unbuffered), start
+            except ServerCannotStart:
+                # Said in the report's header (``protections``); the plan's protections still hold.
+                return SubprocessRunner._launch(self, program, folder, limits, unbuffered)
             except ServerGone:
                 continue
-        return self._fallback._launch(python, workdir, script, limits, unbuffered)
+        raise RunnerFailure(
+            "the grader's fork server stopped twice as a program was being started: grade again, and if it "
+            "happens again, report it."
+        )
 
     def close(self) -> None:
-        with self._lock:
+        with self._server_lock:
             servers, self._servers = list(self._servers.values()), {}
         for server in servers:
             server.stop()
-        shutil.rmtree(self.root, ignore_errors=True)
+        super().close()
 
 
 def best_runner(use_sandbox: bool = True) -> ProcessRunner:

@@ -32,7 +32,9 @@ def reference_program(task: Task, context) -> Program:
             f"{task.source}: generated cases take their expected answers from the reference solution "
             f"{solution or 'solutions/' + task.id + '.py'}, which is missing."
         )
-    return program_for(task, solution, context.python)[0]
+    # trusted: run in a fork server of its own, so no student's program is ever forked from a process
+    # that held the reference solution
+    return replace(program_for(task, solution, context.python)[0], trusted=True)
 
 
 def needs_answer(case: Case, context) -> bool:

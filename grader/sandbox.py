@@ -1,10 +1,12 @@
-"""Which protections this machine can give a student program, and the command that gives them.
+"""Which protections this machine can give a student program, and how a runner gives them.
 
-The fork server (``forkserver``) runs inside bubblewrap (``bwrap``) where it works: a file system
-view holding only the system's programs, the interpreter and the folder the runs happen in (the
-course's test cases and reference solutions are not in it), no network, its own IPC and host
-name. Under it each program runs as an unprivileged user of its own when the grader is root. What cannot be
-had here is left out, and ``Protections.describe()`` says what was active, for the report header.
+Where it works, programs run inside bubblewrap (``bwrap``): a file system view holding only the
+system's programs, the interpreter and the folder the runs happen in (the course's test cases and
+reference solutions are not in it), no network, its own IPC and host name. When the grader is root,
+each run gets an unprivileged user id of its own (``uid_pool``), and the interpreter's library must
+be readable to that user: ``plan`` checks it by running the interpreter as such a user, and refuses
+(``GraderError``) rather than let programs fail on imports that are the grader's fault. What cannot
+be had here is left out, and ``Protections.describe()`` says what was active, for the report header.
 """
 
 from __future__ import annotations
@@ -13,14 +15,16 @@ import json
 import os
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence
 
-# When the grader is root, each run gets a user id of its own from this range (ids no account
-# uses): a program cannot signal, or read the folder of, another program running at the same time,
-# and the process limit counts each run's processes alone.
-SANDBOX_UIDS = range(900_000, 900_064)
+from grader.errors import GraderError
+from grader.uid_pool import UidPool
+
+# Modules the probe imports as the programs' user: the standard library's own folder, its compiled
+# extensions and a pure-Python module the fork server has not loaded (so they are read afresh).
+_PROBE_IMPORTS = "import fractions, decimal, dataclasses, typing, datetime, heapq, statistics, __future__"
 
 
 @dataclass(frozen=True)
@@ -32,23 +36,42 @@ class Protections:
     separate_user: bool = False
     no_network: bool = False
     files_hidden: bool = False  # test cases and reference solutions out of the program's view
+    private_tmp: bool = False  # its own /tmp, /var/tmp, /dev/shm and IPC namespace, gone with the run
     strays_killed: bool = False  # processes left behind are found and killed (subreaper)
+    note: str = ""  # why the runner gives less than it could (e.g. the fork server did not start)
+
+    _NAMES = {
+        "limits": "resource limits",
+        "separate_user": "an unprivileged user for each run",
+        "no_network": "no network",
+        "files_hidden": "course files hidden",
+        "private_tmp": "private temporary folders and IPC for each run",
+        "strays_killed": "left-over processes killed",
+    }
+
+    def missing(self) -> List[str]:
+        """The protections not active, in words."""
+        return [words for key, words in self._NAMES.items() if not getattr(self, key)]
 
     def describe(self) -> str:
         """One line for a report: what is on, and what this machine could not give."""
-        names = {
-            "limits": "resource limits",
-            "separate_user": "an unprivileged user for each run",
-            "no_network": "no network",
-            "files_hidden": "course files hidden",
-            "strays_killed": "left-over processes killed",
-        }
-        on = [words for key, words in names.items() if getattr(self, key)]
-        off = [words for key, words in names.items() if not getattr(self, key)]
+        on = [words for key, words in self._NAMES.items() if getattr(self, key)]
         text = "protections: " + (", ".join(on) if on else "time limit only")
-        if off:
-            text += " (not available here: " + ", ".join(off) + ")"
+        if self.missing():
+            text += " (not available here: " + ", ".join(self.missing()) + ")"
+        if self.note:
+            text += f"; {self.note}"
         return text
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How a runner starts programs for one interpreter: the bwrap prefix (or None), the pool of
+    user ids (or None: programs run as the grader's user) and what that gives."""
+
+    prefix: Optional[List[str]]
+    uids: Optional[UidPool]
+    protections: Protections
 
 
 def interpreter_folders(python: str) -> List[str]:
@@ -71,8 +94,8 @@ def interpreter_folders(python: str) -> List[str]:
     return unique
 
 
-def bwrap_command(python: str, work_root: str, separate_user: bool) -> Optional[List[str]]:
-    """The bubblewrap prefix for the fork server, or None when bwrap is missing or does not work."""
+def bwrap_command(python: str, work_root: str) -> Optional[List[str]]:
+    """The bubblewrap prefix for programs run by ``python``, or None when bwrap is missing."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return None
@@ -94,12 +117,8 @@ def bwrap_command(python: str, work_root: str, separate_user: bool) -> Optional[
         if folder.startswith("/usr/") or folder == "/usr":
             continue
         command += _traversable_parents(folder, made) + ["--ro-bind", folder, folder]
-    command += ["--proc", "/proc", "--dev", "/dev"]
-    if not separate_user:
-        command += ["--tmpfs", "/tmp"]
+    command += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
     command += _traversable_parents(work_root, made) + ["--bind", work_root, work_root, "--chdir", work_root]
-    if not _works(command, python):
-        return None
     return command
 
 
@@ -114,30 +133,62 @@ def _traversable_parents(folder: str, made: set) -> List[str]:
     return options
 
 
-def _works(prefix: Sequence[str], python: str) -> bool:
-    """Does the sandbox start, with the interpreter inside it?"""
+def _probe(prefix: Sequence[str], python: str, uids: Optional[UidPool]) -> str:
+    """Run the interpreter as the programs will (in the sandbox, as a pool user): "" when it can
+    import the standard library, else what went wrong (its last line of error output)."""
+    drop = ""
+    uid = uids.take() if uids is not None else None
+    if uid is not None:
+        drop = f"import os; os.setgroups([]); os.setgid({uid}); os.setuid({uid}); "
     try:
-        done = subprocess.run([*prefix, python, "-I", "-c", "pass"], capture_output=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
-
-
-Plan = Tuple[Optional[List[str]], Optional[range], Protections]
+        done = subprocess.run(
+            [*prefix, python, "-I", "-S", "-c", drop + _PROBE_IMPORTS], capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return str(error)
+    finally:
+        if uid is not None:
+            uids.give(uid)
+    if done.returncode == 0:
+        return ""
+    lines = done.stderr.strip().splitlines()
+    return lines[-1] if lines else f"exit status {done.returncode}"
 
 
 def plan(python: str, work_root: str, use_sandbox: bool = True) -> Plan:
-    """(bwrap prefix or None, the user ids for the programs or None, the protections that gives)."""
+    """How to run programs of ``python`` here, the best this machine allows.
+
+    Raises ``GraderError`` when the grader is root and the programs' user cannot run the
+    interpreter (its library in a folder only root may read, and no bubblewrap to open a view).
+    """
     posix = os.name == "posix"
     root = posix and os.geteuid() == 0
-    uid = SANDBOX_UIDS if root else None
-    prefix = bwrap_command(python, work_root, separate_user=root) if (posix and use_sandbox) else None
+    uids = UidPool() if root else None
+    prefix = bwrap_command(python, work_root) if (posix and use_sandbox) else None
+    if prefix is not None and _probe(prefix, python, uids):
+        prefix = None  # bwrap is there but does not work here (e.g. no namespaces in a container)
+    if prefix is None and uids is not None:
+        trouble = _probe([], python, uids)
+        if trouble:
+            raise GraderError(
+                f"the grader runs as root, so student programs run as an unprivileged user, but that user "
+                f"cannot run {python} ({trouble}): its library is in a folder only root may read. Install "
+                "bubblewrap (Debian: apt-get install bubblewrap), or grade with an interpreter under /usr or "
+                "/opt, or make the interpreter's folders readable to everyone (chmod o+rx on each)."
+            )
     protections = Protections(
-        fork_server=posix,
+        fork_server=False,
         limits=posix,
-        separate_user=uid is not None,
+        separate_user=uids is not None,
         no_network=prefix is not None,
         files_hidden=prefix is not None,
-        strays_killed=Path("/proc/self/task").is_dir(),
+        strays_killed=False,
     )
-    return prefix, uid, protections
+    return Plan(prefix=prefix, uids=uids, protections=protections)
+
+
+def with_fork_server(protections: Protections, isolation: Optional[str]) -> Protections:
+    """What the fork server adds: its speed, per-run isolation where it found a way, strays killed."""
+    return replace(
+        protections, fork_server=True, private_tmp=isolation is not None, strays_killed=Path("/proc/self/task").is_dir()
+    )

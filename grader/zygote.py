@@ -6,12 +6,17 @@ already imported the modules submissions commonly use; for each request it forks
 becomes the student's program: a new session, the limits, a user id of its own where it can, the
 standard streams the grader sent, fresh random state, and the file run as ``__main__``.
 
-It never sees test cases: a request names a folder and a file, never an input or an answer.
+It never sees test cases, and never reads a student's file: a request names a folder and a file,
+never an input or an answer, and each child reads and compiles its own program. Children are forks
+of this process, so whatever it held would be theirs to read: it holds nothing of any submission,
+reference solution or case (the grader runs reference solutions in a server of their own).
 
 Protocol on the socket whose fd is the first argument (a SOCK_SEQPACKET socket: one JSON message
 per packet):
+  server → grader  {"hello": {"isolation": "root" | "userns" | null}}   once, when it is ready:
+                   how each run gets its own IPC namespace and temporary folders (null: it cannot)
   grader → server  {"op": "run", "id": N, "folder": ..., "script": ..., "limits": [[name, value]...],
-                    "unbuffered": bool, "uid": int or null}
+                    "unbuffered": bool, "uid": int or null, "isolate": bool}
                    with three file descriptors (stdin, stdout, stderr) attached (SCM_RIGHTS)
   server → grader  {"id": N, "pid": P}           the child started
                    {"id": N, "status": S}        it ended (a raw wait status)
@@ -45,10 +50,8 @@ import time  # noqa: F401
 import traceback
 import types
 
-try:
-    import resource
-except ImportError:  # not POSIX: the grader does not start this server there
-    resource = None
+# Sent ahead of this source by the grader (``forkserver``), as a module: per-run isolation and limits.
+import zygote_isolation as isolation
 
 
 def _as_site_would():
@@ -70,6 +73,7 @@ def _as_site_would():
 _as_site_would()
 
 SOCKET_FD = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+WORK_ROOT = sys.argv[2] if len(sys.argv) > 2 else "/tmp"  # where the grader makes the run folders
 
 
 _PR_SET_CHILD_SUBREAPER = 36
@@ -126,32 +130,14 @@ def _streams(unbuffered):
 STREAMS = {False: _streams(False), True: _streams(True)}
 
 
-def _compiled(cache, script):
-    """The student file compiled (once per content, as the same file runs for every case), or the
-    exception compiling raised, to be raised again in the child."""
+def _compiled(script):
+    """The student file compiled here, in the child (the server never reads it), or the exception
+    reading or compiling it raised, to be raised again as the program's own."""
     try:
         with open(script, "rb") as handle:
-            source = handle.read()
-    except OSError as error:
+            return compile(handle.read(), script, "exec", dont_inherit=True)
+    except (OSError, SyntaxError, ValueError) as error:
         return error
-    key = (hash(source), len(source), script.rsplit("/", 1)[-1])
-    if key not in cache:
-        if len(cache) > 64:
-            cache.clear()
-        try:
-            cache[key] = (compile(source, script, "exec", dont_inherit=True), script)
-        except (SyntaxError, ValueError) as error:
-            return error
-    code, compiled_as = cache[key]
-    if compiled_as != script:  # same file, another run folder: its tracebacks must name this one
-        code = _renamed(code, script)
-    return code
-
-
-def _renamed(code, filename):
-    """``code`` and every function in it, with ``filename`` as where they come from."""
-    constants = tuple(_renamed(c, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
-    return code.replace(co_filename=filename, co_consts=constants)
 
 
 def _run_main(code, script):
@@ -177,7 +163,7 @@ def _show_exception():
         traceback.print_exc()
 
 
-def _child(request, fds, keep_closed, code):
+def _child(request, fds, keep_closed):
     """In the forked child: become the student's program. Never returns."""
     exit_code = 1
     started = False
@@ -195,19 +181,12 @@ def _child(request, fds, keep_closed, code):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         folder = request["folder"]
         os.chdir(folder)
-        if resource is not None:
-            for name, value in request["limits"]:
-                kind = getattr(resource, name, None)
-                if kind is not None:
-                    try:
-                        resource.setrlimit(kind, (value, value))
-                    except (ValueError, OSError):
-                        pass
+        if request.get("isolate"):
+            isolation.isolate(request["isolate"], folder)
+        isolation.apply_limits(request["limits"])
         uid = request.get("uid")
         if uid is not None and os.getuid() == 0:
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
+            isolation.become(uid)
         os.environ["HOME"] = os.environ["TMPDIR"] = folder  # the rest was set when the server started
         unbuffered = request.get("unbuffered", False)
         sys.stdin, sys.stdout, sys.stderr = STREAMS[bool(unbuffered)]
@@ -215,6 +194,7 @@ def _child(request, fds, keep_closed, code):
         script = request["script"]
         sys.argv = [script]
         sys.path.insert(0, folder)
+        code = _compiled(script)
         started = True
         try:
             _run_main(code, script)
@@ -261,7 +241,7 @@ def _kill_strays(active):
 SPARES = 1  # children forked ahead of demand (in idle time), each waiting for its program
 
 
-def _spare(cache, closed):
+def _spare(closed):
     """Fork a child that waits for a request on its own socket; returns (pid, our end)."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     pid = os.fork()
@@ -276,7 +256,7 @@ def _spare(cache, closed):
         if request is None:
             os._exit(0)
         theirs.close()
-        _child(request, fds, [], _compiled(cache, request["script"]))
+        _child(request, fds, [])
     theirs.close()
     return pid, ours
 
@@ -295,10 +275,10 @@ def serve():
     # The grader sends SIGUSR1 just before the time limit: the program writes its stack to its
     # stderr (fd 2 in every child), to say where it was. Registered once, inherited by every fork.
     faulthandler.register(signal.SIGUSR1, all_threads=True)
-    compiled = {}  # (hash, size, name) of a student file → its code, compiled once
     # Everything loaded so far is shared with every child: keep the collector off it, so that
     # children do not copy those pages by touching them (copy-on-write).
     gc.freeze()
+    _send(sock, {"hello": {"isolation": isolation.mode_here(WORK_ROOT)}})
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)
@@ -311,7 +291,7 @@ def serve():
         idle = 0.05 if len(spares) >= SPARES else 0
         ready, _, _ = select.select([sock, wake_read], [], [], idle)
         if not ready and len(spares) < SPARES:
-            spares.append(_spare(compiled, closed_in_children))
+            spares.append(_spare(closed_in_children))
             continue
         if wake_read in ready:
             os.read(wake_read, 4096)
@@ -347,7 +327,6 @@ def serve():
             if pid is not None:
                 _kill(pid)
             continue
-        code = _compiled(compiled, request["script"])  # for this child, and for later spares
         pid = 0
         while spares and not pid:
             pid, channel = spares.pop(0)
@@ -368,7 +347,7 @@ def serve():
                     os.close(fd)
                 continue
             if pid == 0:
-                _child(request, fds, closed_in_children, code)
+                _child(request, fds, closed_in_children)
         for fd in fds:
             os.close(fd)
         running[pid] = request["id"]
