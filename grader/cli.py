@@ -8,8 +8,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import sqlite3
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -92,6 +94,11 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--no-cache", action="store_true", help="neither read nor write a results cache")
     grade.add_argument(
         "--dask", metavar="ADDRESS", help="spread the students over a Dask cluster (e.g. tcp://10.0.0.5:8786)"
+    )
+    grade.add_argument(
+        "--allow-unprotected",
+        action="store_true",
+        help="grade even where the sandbox lacks some of its protections (they are named in the reports)",
     )
     _shared_options(grade, "testcases/", "the submissions")
     bring = commands.add_parser(
@@ -339,7 +346,9 @@ def _grade(args) -> int:
             task_ids=tuple(t.id for t in tasks),
             runner=runner,
         )
-        note = f"graded with Python {version} · {runner.protections(args.python).describe()}"
+        protections = runner.protections(args.python)
+        _refuse_unprotected(protections, args.allow_unprotected)
+        note = f"graded with Python {version} · {protections.describe()}"
         try:
             outcome = grade_class(
                 class_dir,
@@ -372,6 +381,17 @@ def _grade(args) -> int:
         return 2
     everything = all(t.verdict is Verdict.ACCEPTED for student in outcome.students for t in student.tasks)
     return 0 if everything else 1
+
+
+def _refuse_unprotected(protections, allowed: bool) -> None:
+    """A class's marks are graded with every protection, or with the instructor's say-so."""
+    missing = protections.missing() + ([protections.note] if protections.note else [])
+    if missing and not allowed:
+        raise UsageError(
+            "the sandbox lacks some of its protections here: " + "; ".join(missing) + ". Run grade as root on "
+            "Linux with bubblewrap installed (Debian: apt-get install bubblewrap), or pass --allow-unprotected "
+            "to grade with what is available (the reports will say what was missing)."
+        )
 
 
 @contextlib.contextmanager
@@ -450,13 +470,32 @@ def verify_text(result) -> str:
     return "\n".join(lines)
 
 
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """SIGTERM (a service stopping, ``kill``) ends the grader as Ctrl-C does: the runs are stopped
+    and their folders, with the students' code in them, removed on the way out."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGTERM"):
+        yield
+        return
+
+    def interrupt(*_):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line; returns the exit status."""
     parser = _parser()
     args = parser.parse_args(argv)
     commands = {"check": _check, "verify": _verify, "add-case": _add_case, "import": _import, "grade": _grade}
     try:
-        return commands[args.command](args)
+        with _terminate_as_interrupt():
+            return commands[args.command](args)
     except GraderError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -55,10 +55,11 @@ if resource is not None:
             resource.setrlimit(_kind, (_value, _value))
         except (ValueError, OSError):
             pass
-if {uid!r} is not None:
+_uid = {uid!r}
+if _uid is not None:
     os.setgroups([])
-    os.setgid({uid!r})
-    os.setuid({uid!r})
+    os.setgid(_uid)
+    os.setuid(_uid)
     try:
         os.kill(-1, 9)  # this id is the run's alone (uid_pool): what it still runs is a leftover
     except OSError:
@@ -72,7 +73,7 @@ if hasattr(signal, "SIGUSR1"):
     faulthandler.register(signal.SIGUSR1, all_threads=True)
 sys.argv = [{script!r}]
 sys.path.insert(0, {folder!r})
-del sys, os, resource
+del sys, os, resource, _uid
 runpy.run_path({script!r}, run_name="__main__")
 """
 

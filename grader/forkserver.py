@@ -22,6 +22,7 @@ import socket
 import subprocess
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Dict, Optional, Tuple
 
@@ -284,8 +285,9 @@ class ForkServerRunner(ProcessRunner):
         """What is active for programs run by ``python`` (starts its server to find out)."""
         try:
             hello = self._server(python, trusted=False).wait_ready()
-        except ServerCannotStart:
-            return SubprocessRunner.protections(self, python)
+        except ServerCannotStart as error:
+            # each program then starts an interpreter of its own, with the same plan: say so
+            return replace(SubprocessRunner.protections(self, python), note=f"{error}; each run was a new interpreter")
         return with_fork_server(self.plan(python).protections, hello.get("isolation"))
 
     def _server(self, python: str, trusted: bool) -> _Server:
