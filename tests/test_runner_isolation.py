@@ -322,3 +322,20 @@ def test_sigterm_removes_the_run_folders(tmp_path):
     assert grader.returncode == 2
     assert "Traceback" not in stderr.decode()
     assert list(temp.iterdir()) == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="the memory limit's base is read from /proc")
+@pytest.mark.parametrize("make", [ForkServerRunner, SubprocessRunner])
+def test_a_memory_limit_means_the_same_in_both_runners(tmp_path, make):
+    """10 MiB (a CMS task's figure) is memory beyond the interpreter's own, whichever runner runs it."""
+    small = program(tmp_path, "small.py", "data = bytearray(4 * 1024 * 1024)\nprint(len(data))\n")
+    large = program(tmp_path, "large.py", "data = bytearray(64 * 1024 * 1024)\nprint(len(data))\n")
+    limits = Limits(time_s=5, memory_mib=10)
+    with make() as runner:
+        try:
+            fits, too_much = runner.run(small, b"", limits), runner.run(large, b"", limits)
+        except GraderError as error:  # root without a usable sandbox: see the test above
+            assert ROOT and "only root may read" in str(error)
+            return
+    assert (fits.exit_code, fits.stdout) == (0, b"4194304\n"), fits.stderr
+    assert fits.exit_code == 0 and too_much.exit_code != 0 and b"MemoryError" in too_much.stderr
