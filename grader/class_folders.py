@@ -15,18 +15,21 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Dict, Iterable, List, Tuple
 
 from grader.errors import UsageError
 from grader.safe_text import for_terminal
 
 # Folders that archives and tools leave in a class folder: never a student's work.
-_NOT_STUDENTS = {
-    "__MACOSX": "macOS's resource forks from a zip file",
-    ".git": "Git's own folder",
-    ".hg": "Mercurial's own folder",
-    ".svn": "Subversion's own folder",
-}
+_NOT_STUDENTS = MappingProxyType(
+    {
+        "__MACOSX": "macOS's resource forks from a zip file",
+        ".git": "Git's own folder",
+        ".hg": "Mercurial's own folder",
+        ".svn": "Subversion's own folder",
+    }
+)
 
 
 @dataclass(frozen=True)

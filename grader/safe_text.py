@@ -9,12 +9,13 @@ read (``\\x1b``, ``\\u202e``), as Python's ``repr`` does, and leaves letters of 
 from __future__ import annotations
 
 import re
+from types import MappingProxyType
 
 # C0 controls and DEL, C1 controls (a terminal obeys \x9b as ESC [), lone surrogates (the bytes of a
 # name that is not UTF-8), the Arabic letter mark, left-to-right and right-to-left marks, line and
 # paragraph separators, bidirectional embeddings and overrides (U+202A-202E) and isolates (U+2066-2069).
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_NAMED = MappingProxyType({"\t": "\\t", "\n": "\\n", "\r": "\\r"})
 
 
 def _escape(match: re.Match) -> str:
