@@ -13,6 +13,7 @@ from xml.sax.saxutils import quoteattr
 
 from grader.class_marks import CaseTally, StudentMarks
 from grader.model import Task, TaskResult
+from grader.safe_text import for_terminal
 
 
 def number(value: float):
@@ -54,14 +55,31 @@ def gradescope(results: Sequence[TaskResult]) -> dict:
     }
 
 
+# A spreadsheet reads a cell that starts with one of these as a formula (OWASP, "CSV Injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_cell(value):
+    """A CSV cell a spreadsheet shows as it is: numbers as they are; text with anything a terminal
+    would act on escaped, and with a ``'`` in front when it starts like a formula (``=HYPERLINK(...)``)."""
+    if not isinstance(value, str):
+        return value
+    text = for_terminal(value)
+    return f"'{text}" if text.startswith(_FORMULA_START) else text
+
+
+def _row(cells: Sequence) -> list:
+    return [spreadsheet_cell(cell) for cell in cells]
+
+
 def gradebook_csv(students: Sequence[StudentMarks], tasks: Sequence[Task]) -> str:
     """One row per student, one column per task (its score), and the total (``grader-cli.md``)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student", *(task.id for task in tasks), "total"])
+    writer.writerow(_row(["student", *(task.id for task in tasks), "total"]))
     for student in students:
         scores = {t.task: t.score for t in student.tasks}
-        writer.writerow([student.student, *(number(scores.get(t.id, 0)) for t in tasks), number(student.score)])
+        writer.writerow(_row([student.student, *(number(scores.get(t.id, 0)) for t in tasks), number(student.score)]))
     return out.getvalue()
 
 
@@ -69,10 +87,10 @@ def cases_csv(tallies: Sequence[CaseTally]) -> str:
     """Item analysis: for every case, how many students passed it, out of how many, and the rate."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["task", "case", "hidden", "passed", "students", "pass_rate"])
+    writer.writerow(_row(["task", "case", "hidden", "passed", "students", "pass_rate"]))
     for tally in tallies:
         hidden = str(tally.hidden).lower()
-        writer.writerow([tally.task, tally.case, hidden, tally.passed, tally.students, f"{tally.pass_rate:.3f}"])
+        writer.writerow(_row([tally.task, tally.case, hidden, tally.passed, tally.students, f"{tally.pass_rate:.3f}"]))
     return out.getvalue()
 
 

@@ -37,7 +37,12 @@ class ClassWriter:
         self._junit.write(JUNIT_HEAD)
 
     def add(self, student: str, results: Sequence[TaskResult]) -> StudentMarks:
-        """Write ``student``'s reports and results.json; returns their marks."""
+        """Write ``student``'s reports and results.json into ``out/student``; returns their marks.
+
+        ``student`` is a name as ``class_folders`` gives it: one folder name, never ``.`` or ``..``.
+        """
+        if student in ("", ".", "..") or any(sep and sep in student for sep in ("/", os.sep, os.altsep)):
+            raise ValueError(f"{student!r} cannot name a folder inside {self.out}")
         folder = self.out / student
         report.write_html(list(results), folder, self.note)
         report.write_text(folder / "results.json", json.dumps(gradescope(results), indent=2, ensure_ascii=False))
@@ -68,4 +73,5 @@ class ClassWriter:
 def clear_stale_parts(out: Path) -> None:
     """Remove side files a killed run left behind in ``out`` (they are never read)."""
     for part in out.glob(".junit-*.part"):
-        part.unlink(missing_ok=True)
+        if part.is_file() and not part.is_symlink():  # a student's folder may have any name
+            part.unlink(missing_ok=True)

@@ -15,33 +15,44 @@ runs, so a worker needs the grader installed and the course folder at the same p
 from __future__ import annotations
 
 import socket
-import tempfile
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from grader import reference
+from grader.class_folders import ClassFolder, StudentFolder, scan_class
 from grader.class_marks import CaseTally, StudentMarks
 from grader.class_outputs import ClassWriter
 from grader.errors import GraderError, UsageError
-from grader.grading import GradingContext, grade_file, missing_file, read_source, too_large
+from grader.grading import GradingContext, grade_submission
 from grader.model import CaseResult, Task, TaskResult, Verdict
 from grader.progress import Progress
 from grader.result_cache import ResultCache, case_key, run_fingerprint, submission_fingerprint
+from grader.submission_files import MAX_SOURCE_BYTES, FileRead, Kind, read_files
 
 # Where the results cache lives in the output folder unless told otherwise.
 CACHE_NAME = "grading-cache.sqlite"
-# Files of the class overview: a student folder by one of these names would collide with them.
-CLASS_FILES = ("index.html", "gradebook.csv", "cases.csv", "junit.xml", CACHE_NAME)
+# Files of the class overview (and the cache's side files): a student folder by one of these names
+# would collide with them.
+CLASS_FILES = (
+    "index.html",
+    "gradebook.csv",
+    "cases.csv",
+    "junit.xml",
+    CACHE_NAME,
+    *(CACHE_NAME + side for side in ("-wal", "-shm", "-journal")),
+)
 
 
 @dataclass(frozen=True)
 class StudentWork:
     """One student's unit of work: their files' bytes, the tasks to grade, what is already known.
 
+    ``student`` is the name every output shows (and their folder's name in the output);
     ``files`` maps a file name (``nim_sum.py``) to its content, for the files handed in;
-    ``known`` maps a task id to the results already known of its cases, by case name.
+    ``known`` maps a task id to the results already known of its cases, by case name;
+    ``refused`` maps a file name to why it was not read (a link, a FIFO, a folder: a sentence).
     """
 
     student: str
@@ -49,6 +60,19 @@ class StudentWork:
     files: Mapping[str, bytes]
     known: Mapping[str, Mapping[str, CaseResult]]
     too_large: Tuple[str, ...] = ()  # task files not read: larger than a submission can be
+    refused: Mapping[str, str] = field(default_factory=dict)
+
+    def file(self, name: str) -> FileRead:
+        """What was found of the file ``name`` in the student's folder."""
+        if name in self.files:
+            return FileRead(name, Kind.READ, data=self.files[name])
+        if name in self.too_large:
+            return FileRead(
+                name, Kind.TOO_LARGE, reason=f"{name} is larger than {MAX_SOURCE_BYTES // 1024 // 1024} MiB."
+            )
+        if name in self.refused:
+            return FileRead(name, Kind.REFUSED, reason=self.refused[name])
+        return FileRead(name, Kind.MISSING)
 
     def runs_needed(self) -> bool:
         """True when some case of a handed-in file has no known result (so a runner is needed)."""
@@ -76,32 +100,26 @@ class ClassOutcome:
     tallies: Tuple[CaseTally, ...]
     grader_failures: Tuple[str, ...]  # students the grader itself failed on (one sentence each)
     summary: str
+    skipped: Tuple[str, ...] = ()  # entries of the class folder not graded, a sentence each
 
 
-def students_in(class_dir: Path) -> List[Path]:
-    """The student folders of a class folder (not hidden ones), by name."""
-    return sorted(p for p in class_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
+def students_in(class_dir: Path) -> ClassFolder:
+    """The students of a class folder (every folder, hidden ones too), and what was skipped and why."""
+    return scan_class(class_dir, CLASS_FILES)
 
 
 def grade_work(context: GradingContext, work: StudentWork) -> Tuple[TaskResult, ...]:
     """Grade one student's unit of work with ``context``: a TaskResult per task, in task order.
 
-    The files are written to a folder of their own first, so a worker needs no access to the
-    class folder, and the reports name them as ``student/task.py``.
+    The unit carries the files' bytes, so a worker needs no access to the class folder; the
+    reports name them as ``student/task.py``.
     """
     results = []
-    with tempfile.TemporaryDirectory(prefix="nim-grader-class-") as folder:
-        for name, content in work.files.items():
-            (Path(folder) / name).write_bytes(content)
-        for task in work.tasks:
-            name = f"{task.id}.py"
-            shown = f"{work.student}/{name}"
-            if name in work.too_large:
-                results.append(too_large(task, shown))
-            elif name not in work.files:
-                results.append(missing_file(task, shown))
-            else:
-                results.append(grade_file(task, Path(folder) / name, context, shown, work.known.get(task.id)))
+    for task in work.tasks:
+        name = f"{task.id}.py"
+        companions = [work.file(f"{module}.py") for module in task.uses_files]
+        shown = f"{work.student}/{name}"
+        results.append(grade_submission(task, work.file(name), companions, context, shown, work.known.get(task.id)))
     return tuple(results)
 
 
@@ -129,24 +147,19 @@ def grade_remote(setup: WorkerSetup, work: StudentWork) -> Tuple[TaskResult, ...
         return grade_work(context, work)
 
 
-def _read_work(student: Path, tasks: Sequence[Task]) -> Tuple[Dict[str, bytes], Tuple[str, ...]]:
-    """The files of ``student`` that the tasks need and that were handed in; and those too large."""
-    names = {f"{task.id}.py" for task in tasks} | {f"{m}.py" for task in tasks for m in task.uses_files}
-    files: Dict[str, bytes] = {}
-    too_large = []
-    for name in sorted(names):
-        path = student / name
-        try:
-            if not path.is_file():
-                continue
-            data = read_source(path)
-        except OSError:
-            continue  # unreadable: graded as not handed in
-        if data is None:
-            too_large.append(name)
-        else:
-            files[name] = data
-    return files, tuple(too_large)
+def _read_work(
+    student: StudentFolder, tasks: Sequence[Task]
+) -> Tuple[Dict[str, bytes], Tuple[str, ...], Dict[str, str]]:
+    """The files of ``student`` that the tasks need: those read, those too large, those refused (why).
+
+    Each is read as a regular file of the student's own folder, never through a link, and the
+    folder itself must not be a link (``submission_files``).
+    """
+    names = sorted({f"{task.id}.py" for task in tasks} | {f"{m}.py" for task in tasks for m in task.uses_files})
+    found = read_files(student.path, names, follow_folder=False, shown=student.name).values()
+    files = {f.name: f.data for f in found if f.kind is Kind.READ}
+    too_large = tuple(f.name for f in found if f.kind is Kind.TOO_LARGE)
+    return files, too_large, {f.name: f.reason for f in found if f.kind is Kind.REFUSED}
 
 
 class _Keys:
@@ -187,10 +200,8 @@ def grade_class(
     ``cache`` (optional) supplies known results and keeps new ones as each student finishes.
     A ``KeyboardInterrupt`` stops the run; what finished is in the cache and the student reports.
     """
-    students = students_in(class_dir)
-    for student in students:
-        if student.name in CLASS_FILES:
-            raise UsageError(f"{student}: a student folder named {student.name} would overwrite the class's own file.")
+    listing = students_in(class_dir)
+    students = listing.students
     tasks = [reference.with_answers(task, context) for task in tasks]
     run = run_fingerprint(python_version, context.course)
     progress = progress or Progress(len(students))
@@ -231,16 +242,18 @@ def grade_class(
         if executor is None:
             pool.shutdown(wait=True, cancel_futures=True)
     students_marks, tallies = writer.finish()
-    return ClassOutcome(tuple(students_marks), tuple(tallies), tuple(failures), progress.finish())
+    return ClassOutcome(tuple(students_marks), tuple(tallies), tuple(failures), progress.finish(), listing.skipped)
 
 
-def _units(students: Sequence[Path], tasks: Sequence[Task], run: str, cache: Optional[ResultCache]) -> Iterator:
+def _units(
+    students: Sequence[StudentFolder], tasks: Sequence[Task], run: str, cache: Optional[ResultCache]
+) -> Iterator:
     """Each student's unit of work and its keys, read one student at a time (as the pool frees up)."""
     for student in students:
-        files, too_large = _read_work(student, tasks)
+        files, too_large, refused = _read_work(student, tasks)
         keys = _Keys(run, tasks, files)
         known = {task.id: cache.known(keys.pairs(task)) for task in tasks} if cache is not None else {}
-        yield StudentWork(student.name, tuple(tasks), files, known, too_large), keys
+        yield StudentWork(student.name, tuple(tasks), files, known, too_large, refused), keys
 
 
 def _collect(pending, writer, cache, progress, failures) -> None:

@@ -15,7 +15,7 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence
 
 from grader import __version__, report
 from grader.add_case import add_case
@@ -26,9 +26,11 @@ from grader.forkserver import best_runner
 from grader.grading import GradingContext, grade_file
 from grader.importers import import_cms, import_kattis
 from grader.loader import course_checkers, load_course
-from grader.model import Task, TaskResult, Verdict
+from grader.model import TaskResult, Verdict
 from grader.progress import Progress
 from grader.result_cache import FreshCache, ResultCache
+from grader.safe_text import for_terminal
+from grader.submissions import collect_submissions
 from grader.verify import verify_course
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -143,43 +145,6 @@ def course_folder(option: Optional[str]) -> Path:
     return folder
 
 
-def collect_submissions(
-    paths: Sequence[str], tasks: Dict[str, Task], forced: Optional[str]
-) -> Tuple[List[Tuple[Task, Path]], List[str]]:
-    """(task, file) pairs to grade, and notes about files skipped in folders.
-
-    A named file that is no task is an error; in a folder such files are skipped with a note.
-    """
-    if forced is not None and forced not in tasks:
-        raise UsageError(f"--task {forced}: no such task; the tasks are: {', '.join(sorted(tasks))}.")
-    pairs, notes = [], []
-    for text in paths:
-        path = Path(text)
-        if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.suffix == ".py" and p.is_file())
-            matched = [(tasks[forced or p.stem], p) for p in found if forced or p.stem in tasks]
-            if not matched:
-                names = ", ".join(t + ".py" for t in sorted(tasks))
-                raise UsageError(f"{text}: no exercise files in this folder (looked for {names}).")
-            skipped = [p.name for p in found if not forced and p.stem not in tasks]
-            if skipped:
-                notes.append(f"{text}: skipped {', '.join(skipped)} (not exercise names)")
-            pairs.extend(matched)
-        elif path.is_file():
-            task_id = forced or path.stem
-            if task_id not in tasks:
-                raise UsageError(
-                    f"{text}: the file name names no task. Name it after its task "
-                    f"({', '.join(t + '.py' for t in sorted(tasks))}) or pass --task."
-                )
-            pairs.append((tasks[task_id], path))
-        elif path.exists():
-            raise UsageError(f"{text}: not a file or folder.")
-        else:
-            raise UsageError(f"{text}: no such file or folder.")
-    return pairs, notes
-
-
 def _check(args) -> int:
     course = course_folder(args.course)
     tasks = load_course(course)
@@ -207,10 +172,10 @@ def _check(args) -> int:
 def _grade_and_report(args, pairs, notes, context: GradingContext, note: str) -> int:
     """Grade, write the report, print the table (and JSON); with --watch, again on every save."""
     for line in notes:
-        print(line, file=sys.stderr)
+        print(for_terminal(line), file=sys.stderr)
 
     def grade_all() -> int:
-        results: List[TaskResult] = [grade_file(task, path, context, str(path)) for task, path in pairs]
+        results: List[TaskResult] = [grade_file(task, path, context, for_terminal(str(path))) for task, path in pairs]
         index = _write_report(results, Path(args.report), note)
         print(report.terminal_table(results, index), file=sys.stderr if args.json else sys.stdout, flush=True)
         if args.json:
@@ -251,7 +216,7 @@ def watch(files: Sequence[Path], grade_all, seen: dict, poll_s: float = 0.3, rou
                 continue
             seen = now
             time.sleep(poll_s)  # let the editor finish writing
-            changed = ", ".join(str(p) for p in files)
+            changed = ", ".join(for_terminal(str(p)) for p in files)
             print(f"\n--- {time.strftime('%H:%M:%S')}: grading {changed} again ---", flush=True)
             status = grade_all()
             done += 1
@@ -319,9 +284,10 @@ def _grade(args) -> int:
     class_dir = Path(args.class_dir)
     if not class_dir.is_dir():
         raise UsageError(f"{class_dir}: no such folder.")
-    students = students_in(class_dir)
-    if not students:
-        raise UsageError(f"{class_dir}: no student folders in it (one folder per student is expected).")
+    listing = students_in(class_dir)
+    if not listing.students:
+        skipped = "".join(f"\n  {line}" for line in listing.skipped)
+        raise UsageError(f"{class_dir}: no student folders in it (one folder per student is expected).{skipped}")
     if args.jobs < 1:
         raise UsageError(f"--jobs {args.jobs}: give 1 or more.")
     out = Path(args.out)
@@ -359,7 +325,7 @@ def _grade(args) -> int:
                 executor=executor,
                 workers=workers,
                 cache=cache,
-                progress=Progress(len(students)),
+                progress=Progress(len(listing.students)),
                 note=note,
             )
         except KeyboardInterrupt:
@@ -372,8 +338,12 @@ def _grade(args) -> int:
         except OSError as error:
             raise UsageError(f"cannot write to {out}: {error.strerror or error}.") from None
     print(outcome.summary, file=sys.stderr)
+    if outcome.skipped:
+        print(f"Not graded ({len(outcome.skipped)} of the entries in {for_terminal(str(class_dir))}):", file=sys.stderr)
+    for line in outcome.skipped:
+        print(f"  {for_terminal(line)}", file=sys.stderr)
     for failure in outcome.grader_failures:
-        print(f"error: {failure}", file=sys.stderr)
+        print(f"error: {for_terminal(failure)}", file=sys.stderr)
     print(
         f"Graded {len(outcome.students)} students on {len(tasks)} tasks: {out / 'index.html'}, {out / 'gradebook.csv'}"
     )
@@ -497,7 +467,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         with _terminate_as_interrupt():
             return commands[args.command](args)
     except GraderError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {for_terminal(str(error), keep_newlines=True)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("Stopped.", file=sys.stderr)
@@ -506,7 +476,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.debug:
             traceback.print_exc()
         print(
-            f"error: the grader failed unexpectedly ({type(error).__name__}: {error}). "
+            f"error: the grader failed unexpectedly ({type(error).__name__}: {for_terminal(str(error))}). "
             "Please report this with the command you ran; --debug shows the details.",
             file=sys.stderr,
         )

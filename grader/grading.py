@@ -12,11 +12,12 @@ import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping, Optional, Tuple
+from typing import Mapping, Optional, Sequence, Tuple
 
 from grader import diagnose, reference
 from grader.checkers import CheckerRegistry, answer_key, significant_lines
 from grader.execute import Program, Runner, SubprocessRunner
+from grader.file_problems import all_cases, companion_notes, unusable_file
 from grader.model import (
     Case,
     CaseResult,
@@ -24,22 +25,12 @@ from grader.model import (
     Difference,
     Mistake,
     RunResult,
-    SourceProblem,
     Task,
     TaskResult,
     Verdict,
 )
 from grader.source import inspect_source, main_block_advice
-
-# A submission file larger than this is not read (a student's answer is a few kB).
-MAX_SOURCE_BYTES = 1024 * 1024
-
-
-def read_source(path: Path) -> Optional[bytes]:
-    """The bytes of ``path``, or None when it is larger than ``MAX_SOURCE_BYTES`` (OSError as is)."""
-    with open(path, "rb") as handle:
-        data = handle.read(MAX_SOURCE_BYTES + 1)
-    return None if len(data) > MAX_SOURCE_BYTES else data
+from grader.submission_files import FileRead, Kind, is_regular_file, read_files, staged
 
 
 @dataclass(frozen=True)
@@ -64,29 +55,54 @@ def grade_file(
 ) -> TaskResult:
     """Grade one submission file against every case of ``task``.
 
-    ``known`` holds results already known for this very file (by case name, e.g. from a cache):
-    those cases are not run again.
+    The file and the exercise files it may import (``task.uses_files``, from the same folder) are
+    read as regular files of that folder, never through a link (``submission_files``). ``known``
+    holds results already known for this very file (by case name, e.g. from a cache): those cases
+    are not run again.
     """
-    shown = shown or str(path)
+    companions = [f"{name}.py" for name in task.uses_files]
+    found = read_files(path.parent, [path.name, *companions], follow_folder=True)
+    return grade_submission(task, found[path.name], [found[n] for n in companions], context, shown or str(path), known)
+
+
+def grade_submission(
+    task: Task,
+    main: FileRead,
+    companions: Sequence[FileRead],
+    context: GradingContext,
+    shown: str,
+    known: Optional[Mapping[str, CaseResult]] = None,
+) -> TaskResult:
+    """Grade a submission already read: ``main`` and the exercise files it may import.
+
+    Their bytes are staged in a private folder and the program runs from there, so the runner only
+    copies the grader's own files. A file that could not be used is that task's result, with why.
+    """
     known = known or {}
-    try:
-        data = read_source(path)
-    except OSError as error:
-        problem = SourceProblem(Verdict.RUNTIME_ERROR, f"The file could not be read: {error.strerror}.")
-        return _all_cases(task, shown, problem)
-    if data is None:
-        return too_large(task, shown)
+    if main.kind is not Kind.READ:
+        return unusable_file(task, shown, main)
+    data = main.data
     problem = inspect_source(data, task.rules)
     if problem is not None:
-        return _all_cases(task, shown, problem)
-    program, notes = program_for(task, path, context.python, shown)
+        return all_cases(task, shown, problem)
+    run_name = f"{task.id}.py"
+    usable = [c for c in companions if c.kind is Kind.READ and c.name != run_name]
+    notes = companion_notes(shown, companions)
     task = reference.with_answers(task, context)
     if not data.strip():
         notes += ("Your file is empty: start from the exercise file, which has the main block the grader talks to.",)
     todo = [case for case in task.cases if case.name not in known]
-    with ThreadPoolExecutor(max_workers=max(1, context.jobs)) as pool:
-        ran = dict(zip((c.name for c in todo), pool.map(lambda case: grade_case(case, program, context, shown), todo)))
-    ran = {name: _with_shrunk(task, r, program, context, shown) for name, r in ran.items()}
+    with staged({run_name: data, **{c.name: c.data for c in usable}}) as folder:
+        program = Program(
+            python=context.python,
+            script=folder / run_name,
+            run_name=run_name,
+            companions=tuple(folder / c.name for c in usable),
+            own_modules=task.uses_files,
+        )
+        with ThreadPoolExecutor(max_workers=max(1, context.jobs)) as pool:
+            ran = dict(zip((c.name for c in todo), pool.map(lambda c: grade_case(c, program, context, shown), todo)))
+        ran = {name: _with_shrunk(task, r, program, context, shown) for name, r in ran.items()}
     results = [ran[c.name] if c.name in ran else known[c.name] for c in task.cases]
     if any(r.verdict is Verdict.NO_OUTPUT for r in results):
         results = _explain_silence(results, data, _stub(context, task))
@@ -124,56 +140,28 @@ def _explain_silence(results, data: bytes, stub: Optional[bytes]) -> list:
     return [replace(r, message=advice) if r.verdict is Verdict.NO_OUTPUT else r for r in results]
 
 
-def program_for(task: Task, path: Path, python: str, shown: Optional[str] = None) -> Tuple[Program, Tuple[str, ...]]:
-    """The program to run for ``path``, with the exercise files it uses copied beside it.
+def program_for(task: Task, path: Path, python: str) -> Tuple[Program, Tuple[str, ...]]:
+    """The program to run for a course's own file ``path`` (a reference solution), with the
+    exercise files it uses (``uses_files``, regular files beside it, not links) copied beside it.
 
-    Those files (``uses_files``) come from the same folder as ``path``; a note names any missing
-    (and the folder as ``shown`` names it, when the file is a copy).
+    A student's file goes through ``grade_file``, which reads and stages it safely instead.
+    Returns the program and a note naming the files that are missing.
     """
-    companions, missing = [], []
-    for name in task.uses_files:
-        candidate = path.parent / f"{name}.py"
-        (companions if candidate.is_file() else missing).append(candidate)
-    notes = ()
-    if missing:
-        names = ", ".join(p.name for p in missing)
-        folder = Path(shown).parent if shown else path.parent
-        notes = (
-            f"{path.name} may import your other exercise files, but {names} "
-            f"{'is' if len(missing) == 1 else 'are'} not in the same folder ({folder}).",
-        )
+    companions = [path.parent / f"{name}.py" for name in task.uses_files]
+    missing = [p.name for p in companions if not is_regular_file(p)]
     program = Program(
         python=python,
         script=path,
         run_name=f"{task.id}.py",
-        companions=tuple(companions),
+        companions=tuple(p for p in companions if p.name not in missing),
         own_modules=task.uses_files,
     )
-    return program, notes
-
-
-def too_large(task: Task, shown: str) -> TaskResult:
-    """The result for a file larger than ``MAX_SOURCE_BYTES``: not read, not run."""
-    problem = SourceProblem(
-        Verdict.RUNTIME_ERROR,
-        f"The file is larger than {MAX_SOURCE_BYTES // 1024 // 1024} MiB, far more than any answer to "
-        "this exercise needs, so it was not run. Hand in the exercise file itself.",
+    notes = (
+        (f"{path.name} may import {', '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} not beside it.",)
+        if missing
+        else ()
     )
-    return _all_cases(task, shown, problem)
-
-
-def missing_file(task: Task, shown: str) -> TaskResult:
-    """The result for a file that was not handed in: every case printed nothing."""
-    name = shown.rsplit("/", 1)[-1]
-    problem = SourceProblem(Verdict.NO_OUTPUT, f"No {name} was handed in, so no case could be run.")
-    return _all_cases(task, shown, problem)
-
-
-def _all_cases(task: Task, shown: str, problem: SourceProblem) -> TaskResult:
-    """Every case gets the verdict of a file that could not run."""
-    message = problem.message
-    cases = tuple(CaseResult(case=c, verdict=problem.verdict, message=message) for c in task.cases)
-    return TaskResult(task=task, file=shown, cases=cases, problem=problem)
+    return program, notes
 
 
 def grade_case(case: Case, program: Program, context: GradingContext, shown: str, parallel_runs: int = 1) -> CaseResult:

@@ -12,6 +12,7 @@ import time
 from typing import Callable, Optional, TextIO
 
 from grader.class_marks import StudentMarks
+from grader.safe_text import for_terminal
 
 # A terminal line is redrawn at most this often, in seconds (drawing costs more than grading).
 _REDRAW_S = 0.1
@@ -87,7 +88,9 @@ class Progress:
         )
         state = f"not accepted: {failing}" if failing else "every task accepted"
         points = f"{_number(marks.score)}/{_number(marks.max_score)} points"
-        self.stream.write(f"[{self.students}/{self.total}] {marks.student}: {points}; {state}\n")
+        # A student names their own folder: a name must not be able to drive the instructor's terminal.
+        name = for_terminal(marks.student)
+        self.stream.write(f"[{self.students}/{self.total}] {name}: {points}; {state}\n")
         self.stream.flush()
 
     def finish(self) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import zlib
 from dataclasses import replace
@@ -94,6 +95,22 @@ def _decode(case: Case, stored: bytes) -> CaseResult:
     )
 
 
+# SQLite's side files: it creates them with the mode of the database file itself.
+_SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+def _private(path: Path) -> None:
+    """Create ``path`` readable by its owner only (0600), or make an existing cache and its side
+    files so: the cache holds every case's expected answer, hidden ones included."""
+    os.close(os.open(str(path), os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600))
+    for name in (path, *(path.with_name(path.name + side) for side in _SIDE_FILES)):
+        try:
+            if os.stat(name).st_mode & 0o077:
+                os.chmod(name, 0o600)
+        except OSError:
+            continue  # gone, or another user's file: nothing this run can change
+
+
 class ResultCache:
     """A store of case results by ``case_key``, in one SQLite file (created when missing).
 
@@ -103,6 +120,7 @@ class ResultCache:
     def __init__(self, path: Path) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
+        _private(path)
         self._db = sqlite3.connect(str(path))
         try:
             self._db.execute("PRAGMA journal_mode=WAL")

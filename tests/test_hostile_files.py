@@ -1,0 +1,247 @@
+"""Hostile files in a student's folder: links, FIFOs and folders named like exercise files.
+
+A class folder may come from an LMS zip and the grader may run as root: a student's ``ui.py`` may be
+a link to the course's test cases (hidden answers included), to a file only root may read, to
+another student's work or to the reference solution. Such files are never read, shown or run:
+the student gets a sentence and no marks for that task, and everyone else is graded as usual.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import PROJECT, solution
+from grader.cli import main
+
+YAML_CANARY = "canary-hidden-yaml-7f3a9c"
+SECRET_CANARY = "canary-root-only-5b9e21"
+LINK = "is a symbolic link"
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory) -> Path:
+    """A course of two tasks: exclusive_or, and nim_sum, which may import exclusive_or.py."""
+    course = tmp_path_factory.mktemp("course")
+    for folder in ("testcases", "exercises", "solutions"):
+        (course / folder).mkdir()
+    for task in ("exclusive_or", "nim_sum"):
+        shutil.copy(PROJECT / "exercises" / f"{task}.py", course / "exercises")
+        shutil.copy(PROJECT / "solutions" / f"{task}.py", course / "solutions")
+    shutil.copy(PROJECT / "testcases" / "exclusive_or.yaml", course / "testcases")
+    shutil.copytree(PROJECT / "testcases" / "nim_sum", course / "testcases" / "nim_sum")
+    text = (PROJECT / "testcases" / "nim_sum.yaml").read_text(encoding="utf-8")
+    text = text.replace("task: nim_sum\n", "task: nim_sum\nuses_files: [exclusive_or]\n", 1)
+    # The canary stands for the hidden answers: on every line, so any part of the file shown shows it.
+    marked = "".join(f"{line}  # {YAML_CANARY}\n" if line.strip() else "\n" for line in text.splitlines())
+    (course / "testcases" / "nim_sum.yaml").write_text(f"# {YAML_CANARY}\n{marked}", encoding="utf-8")
+    return course
+
+
+@pytest.fixture(scope="module")
+def secret(tmp_path_factory) -> Path:
+    """A file outside every folder the grader is given, readable by its owner only (root, in CI)."""
+    path = tmp_path_factory.mktemp("outside") / "secret.py"
+    path.write_text(f'print("{SECRET_CANARY}")\nSECRET = "{SECRET_CANARY}"\n')
+    path.chmod(0o600)
+    return path
+
+
+def _link(path: Path, target) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.symlink(target, path)
+
+
+def _leaks(texts) -> list:
+    return [text[:200] for text in texts if YAML_CANARY in text or SECRET_CANARY in text]
+
+
+def _output_texts(out: Path) -> list:
+    """The text of every file the grader wrote (the cache is binary, compressed: not a report)."""
+    return [
+        path.read_text(encoding="utf-8", errors="replace")
+        for path in out.rglob("*")
+        if path.is_file() and "grading-cache" not in path.name
+    ]
+
+
+# ---- class mode -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory, course, secret):
+    """A class with one honest student and one of every hostile kind, graded by ``grade``."""
+    room = tmp_path_factory.mktemp("class")
+    alice = room / "alice"
+    alice.mkdir()
+    (alice / "exclusive_or.py").write_text(solution("exclusive_or"))
+    (alice / "nim_sum.py").write_text(solution("nim_sum"))
+    _link(room / "yaml_link" / "exclusive_or.py", course / "testcases" / "nim_sum.yaml")
+    _link(room / "yaml_link" / "nim_sum.py", "/proc/self/cwd/testcases/nim_sum.yaml")
+    _link(room / "secret_link" / "exclusive_or.py", secret)
+    _link(room / "copycat" / "exclusive_or.py", "../alice/exclusive_or.py")
+    _link(room / "copycat" / "nim_sum.py", "../alice/nim_sum.py")
+    _link(room / "solution_link" / "exclusive_or.py", course / "solutions" / "exclusive_or.py")
+    _link(room / "companion_link" / "exclusive_or.py", secret)
+    (room / "companion_link" / "nim_sum.py").write_text("import exclusive_or\n" + solution("nim_sum"))
+    (room / "fifo").mkdir()
+    os.mkfifo(room / "fifo" / "nim_sum.py")
+    (room / "fifo" / "exclusive_or.py").write_text(solution("exclusive_or"))
+    (room / "folder" / "nim_sum.py").mkdir(parents=True)
+    (room / "folder" / "nim_sum.py" / "__init__.py").write_text(f'print("{SECRET_CANARY}")\n')
+    (room / "folder" / "exclusive_or.py").write_text(solution("exclusive_or"))
+    _link(room / "linked_folder", "alice")
+    out = tmp_path_factory.mktemp("marks")
+    command = [sys.executable, "-m", "grader", "grade", str(room), "--out", str(out), "--course", str(course)]
+    # The time-out only guards the test suite against a grader that blocks on the FIFO.
+    done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, timeout=600)
+    book = {row["student"]: row for row in csv.DictReader((out / "gradebook.csv").open(encoding="utf-8"))}
+    return out, done, book
+
+
+def _tests(out: Path, student: str, task: str) -> list:
+    document = json.loads((out / student / "results.json").read_text(encoding="utf-8"))
+    return [t for t in document["tests"] if t["name"].startswith(f"{task}: ")]
+
+
+def test_class_run_ends_normally_with_everyone_in_the_gradebook(graded_class):
+    out, done, book = graded_class
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    assert sorted(book) == sorted(
+        ["alice", "companion_link", "copycat", "fifo", "folder", "linked_folder", "secret_link", "solution_link"]
+        + ["yaml_link"]
+    )
+
+
+def test_hidden_answers_and_outside_files_reach_no_output(graded_class):
+    out, done, _ = graded_class
+    assert not _leaks(_output_texts(out)), "a linked file's content reached an output file"
+    assert not _leaks([done.stdout, done.stderr])
+
+
+@pytest.mark.parametrize(
+    "student, tasks",
+    [
+        ("yaml_link", ("exclusive_or", "nim_sum")),
+        ("secret_link", ("exclusive_or",)),
+        ("copycat", ("exclusive_or", "nim_sum")),
+        ("solution_link", ("exclusive_or",)),
+        ("companion_link", ("exclusive_or",)),
+    ],
+)
+def test_a_linked_file_earns_nothing_and_says_why(graded_class, student, tasks):
+    out, _, book = graded_class
+    for task in tasks:
+        assert book[student][task] == "0"
+        tests = _tests(out, student, task)
+        assert tests and all(f"{task}.py {LINK}: hand in the file itself" in t["output"] for t in tests)
+
+
+def test_a_linked_companion_is_not_copied_beside_the_program(graded_class):
+    out, _, book = graded_class
+    assert book["companion_link"]["nim_sum"] == "0"  # it imports exclusive_or.py, which was not there
+    page = (out / "companion_link" / "nim_sum.html").read_text(encoding="utf-8")
+    assert f"exclusive_or.py {LINK}" in page and "ran without it" in page
+
+
+@pytest.mark.parametrize("student, words", [("fifo", "is a named pipe (FIFO)"), ("folder", "is a folder")])
+def test_a_fifo_or_folder_named_like_an_exercise_is_refused_and_the_rest_graded(graded_class, student, words):
+    out, _, book = graded_class
+    assert book[student]["nim_sum"] == "0"
+    assert all(f"nim_sum.py {words}" in t["output"] for t in _tests(out, student, "nim_sum"))
+    assert book[student]["exclusive_or"] == book["alice"]["exclusive_or"] != "0"
+
+
+def test_a_student_folder_that_is_a_link_is_not_followed(graded_class):
+    out, _, book = graded_class
+    assert book["linked_folder"]["total"] == "0"
+    document = json.loads((out / "linked_folder" / "results.json").read_text(encoding="utf-8"))
+    assert all("The folder linked_folder is a symbolic link" in t["output"] for t in document["tests"])
+
+
+def test_the_honest_student_is_graded_as_usual(graded_class):
+    out, _, book = graded_class
+    document = json.loads((out / "alice" / "results.json").read_text(encoding="utf-8"))
+    assert document["score"] == sum(t["max_score"] for t in document["tests"]) > 0
+    assert book["alice"]["total"] == str(document["score"])
+
+
+# ---- check mode -------------------------------------------------------------------------------
+
+
+def _targets(course: Path, secret: Path, other: Path) -> dict:
+    return {
+        "yaml": course / "testcases" / "nim_sum.yaml",
+        "root-only": secret,
+        "another student": other,
+        "solution": course / "solutions" / "exclusive_or.py",
+    }
+
+
+def _check(paths, report: Path, course: Path, capsys) -> tuple:
+    code = main(["check", *map(str, paths), "--json", "--report", str(report), "--course", str(course)])
+    captured = capsys.readouterr()
+    return code, json.loads(captured.out) if captured.out.strip() else None, captured
+
+
+@pytest.mark.parametrize("named", ["folder", "file"])
+@pytest.mark.parametrize("target", ["yaml", "root-only", "another student", "solution"])
+def test_check_refuses_a_linked_exercise_file(tmp_path, course, secret, capsys, target, named):
+    other = tmp_path / "bob" / "exclusive_or.py"
+    other.parent.mkdir()
+    other.write_text(solution("exclusive_or"))
+    work = tmp_path / "work"
+    _link(work / "exclusive_or.py", _targets(course, secret, other)[target])
+    report = tmp_path / "report"
+    code, document, captured = _check([work if named == "folder" else work / "exclusive_or.py"], report, course, capsys)
+    assert code == 1
+    (task,) = document["tasks"]
+    assert task["score"] == 0 and all(f"exclusive_or.py {LINK}" in c["message"] for c in task["cases"])
+    assert not _leaks([captured.out, captured.err, *_output_texts(report)])
+
+
+def test_check_does_not_copy_a_linked_companion(tmp_path, course, secret, capsys):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "nim_sum.py").write_text("import exclusive_or\n" + solution("nim_sum"))
+    _link(work / "exclusive_or.py", secret)
+    report = tmp_path / "report"
+    code, document, captured = _check([work / "nim_sum.py"], report, course, capsys)
+    assert code == 1 and document["tasks"][0]["score"] == 0
+    assert not _leaks([captured.out, captured.err, *_output_texts(report)])
+    assert f"exclusive_or.py {LINK}" in (report / "nim_sum.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("kind, words", [("fifo", "is a named pipe (FIFO)"), ("folder", "is a folder")])
+def test_check_reports_a_fifo_or_folder_named_like_an_exercise(tmp_path, course, kind, words):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "exclusive_or.py").write_text(solution("exclusive_or"))
+    os.mkfifo(work / "nim_sum.py") if kind == "fifo" else (work / "nim_sum.py").mkdir()
+    command = [sys.executable, "-m", "grader", "check", str(work), "--json", "--course", str(course)]
+    command += ["--report", str(tmp_path / "report")]
+    # The time-out only guards the test suite against a grader that blocks on the FIFO.
+    done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stderr
+    tasks = {t["task"]: t for t in json.loads(done.stdout)["tasks"]}
+    assert tasks["exclusive_or"]["verdict"] == "accepted"
+    assert tasks["nim_sum"]["score"] == 0
+    assert all(f"nim_sum.py {words}" in c["message"] for c in tasks["nim_sum"]["cases"])
+
+
+def test_check_does_not_follow_a_folder_that_is_a_link(tmp_path, course, capsys):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "exclusive_or.py").write_text(solution("exclusive_or"))
+    _link(tmp_path / "linked", work)
+    assert main(["check", str(tmp_path / "linked"), "--course", str(course), "--report", str(tmp_path / "r")]) == 2
+    assert "is a symbolic link to a folder" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
