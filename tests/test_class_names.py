@@ -66,7 +66,16 @@ def terminal_unsafe(text: str) -> list:
 def test_student_names_reach_the_terminal_escaped(tmp_path, course):
     room = make_class(tmp_path / "class", ["alice", *HOSTILE_NAMES])
     (room / "\x1b[31mnotes.txt").write_text("not a student")
-    command = [sys.executable, "-m", "grader", "grade", str(room), "--out", str(tmp_path / "out")]
+    command = [
+        sys.executable,
+        "-m",
+        "grader",
+        "grade",
+        str(room),
+        "--out",
+        str(tmp_path / "out"),
+        "--allow-unprotected",
+    ]
     done = subprocess.run(command + ["--course", str(course)], cwd=PROJECT, capture_output=True, timeout=600)
     assert done.returncode == 0, done.stderr
     for stream in (done.stdout, done.stderr):
@@ -106,7 +115,7 @@ def test_for_terminal_escapes_controls_and_keeps_letters():
 def test_gradebook_and_item_analysis_cells_cannot_be_formulas(tmp_path, course):
     room = make_class(tmp_path / "class", ["alice", *FORMULAS])
     out = tmp_path / "out"
-    assert main(["grade", str(room), "--out", str(out), "--course", str(course)]) == 0
+    assert main(["grade", str(room), "--out", str(out), "--course", str(course), "--allow-unprotected"]) == 0
     book = rows(out / "gradebook.csv")
     names = [row[0] for row in book[1:]]
     assert sorted(names) == sorted(["alice", *(f"'{name}" for name in FORMULAS)])
@@ -127,7 +136,7 @@ def test_gradebook_escapes_control_characters_in_names():
 def test_folders_named_with_a_dot_are_students(tmp_path, course, capsys):
     room = make_class(tmp_path / "class", ["alice", "...", ".bob"])
     out = tmp_path / "out"
-    assert main(["grade", str(room), "--out", str(out), "--course", str(course)]) == 0
+    assert main(["grade", str(room), "--out", str(out), "--course", str(course), "--allow-unprotected"]) == 0
     assert sorted(row[0] for row in rows(out / "gradebook.csv")[1:]) == ["...", ".bob", "alice"]
     assert (out / "..." / "results.json").is_file()
     assert (out / "...").resolve().parent == out.resolve()
@@ -138,7 +147,7 @@ def test_what_is_not_a_student_is_named_in_the_summary(tmp_path, course, capsys)
     room = make_class(tmp_path / "class", ["alice", "__MACOSX", ".git"])
     (room / "notes.txt").write_text("marks to enter by Friday")
     out = tmp_path / "out"
-    assert main(["grade", str(room), "--out", str(out), "--course", str(course)]) == 0
+    assert main(["grade", str(room), "--out", str(out), "--course", str(course), "--allow-unprotected"]) == 0
     err = capsys.readouterr().err
     assert "Not graded (3 of the entries in" in err
     assert "__MACOSX: skipped, it is macOS's resource forks from a zip file" in err
@@ -150,7 +159,7 @@ def test_what_is_not_a_student_is_named_in_the_summary(tmp_path, course, capsys)
 def test_a_folder_named_like_a_class_file_is_skipped_and_the_class_is_graded(tmp_path, course, capsys):
     room = make_class(tmp_path / "class", ["alice", "index.html", "Gradebook.csv", "grading-cache.sqlite-wal"])
     out = tmp_path / "out"
-    assert main(["grade", str(room), "--out", str(out), "--course", str(course)]) == 0
+    assert main(["grade", str(room), "--out", str(out), "--course", str(course), "--allow-unprotected"]) == 0
     err = capsys.readouterr().err
     for name in ("index.html", "Gradebook.csv", "grading-cache.sqlite-wal"):
         assert f"{name}: skipped, a student folder by this name would overwrite the class's own file" in err
@@ -185,7 +194,7 @@ def mode(path: Path) -> int:
 def test_the_class_run_cache_is_readable_by_its_owner_only(tmp_path, course, umask_022):
     room = make_class(tmp_path / "class", ["alice"])
     out = tmp_path / "out"
-    assert main(["grade", str(room), "--out", str(out), "--course", str(course)]) == 0
+    assert main(["grade", str(room), "--out", str(out), "--course", str(course), "--allow-unprotected"]) == 0
     assert mode(out / "grading-cache.sqlite") == 0o600
     assert mode(out / "gradebook.csv") == 0o600  # as every other output
 
