@@ -29,6 +29,7 @@ from grader.grading import GradingContext, grade_submission
 from grader.model import CaseResult, Task, TaskResult, Verdict
 from grader.progress import Progress
 from grader.result_cache import ResultCache, case_key, run_fingerprint, submission_fingerprint
+from grader.sandbox import Protections
 from grader.submission_files import MAX_SOURCE_BYTES, FileRead, Kind, read_files
 
 # Where the results cache lives in the output folder unless told otherwise.
@@ -90,6 +91,8 @@ class WorkerSetup:
     jobs: int
     task_ids: Tuple[str, ...]
     shrink: bool = True
+    # What the machine that runs grade has (and its reports' header claims): a worker with less refuses.
+    protections: Optional[Protections] = None
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,7 @@ def grade_remote(setup: WorkerSetup, work: StudentWork) -> Tuple[TaskResult, ...
             "the course (testcases/, solutions/, exercises/) at the same path as the machine that runs grade."
         )
     with best_runner() as runner:
+        _as_protected(runner.protections(setup.python), setup.protections)
         context = GradingContext(
             checkers=course_checkers(course),
             python=setup.python,
@@ -145,6 +149,16 @@ def grade_remote(setup: WorkerSetup, work: StudentWork) -> Tuple[TaskResult, ...
             shrink=setup.shrink,
         )
         return grade_work(context, work)
+
+
+def _as_protected(here: Protections, wanted: Optional[Protections]) -> None:
+    """Raise ``GraderError`` when this worker lacks a protection the first machine has."""
+    missing = [words for words in here.missing() if wanted is not None and words not in wanted.missing()]
+    if missing:
+        raise GraderError(
+            f"the worker {socket.gethostname()} lacks protections the grading machine has ({', '.join(missing)}), "
+            "so it did not grade: give every worker the same set-up (root, bubblewrap installed)."
+        )
 
 
 def _read_work(
@@ -218,6 +232,7 @@ def grade_class(
             jobs=context.jobs,
             task_ids=context.task_ids,
             shrink=context.shrink,
+            protections=context.runner.protections(context.python),
         )
         submit = lambda work: pool.submit(grade_remote, setup, work)  # noqa: E731
     limit = max(1, workers or 2 * context.jobs)

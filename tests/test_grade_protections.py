@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -46,3 +47,15 @@ def test_grade_goes_on_when_told_and_the_reports_say_what_was_missing(classroom,
     assert cli.main(["grade", str(classroom), "--out", str(out), "--allow-unprotected"]) in (0, 1)
     page = (out / "ada" / "index.html").read_text(encoding="utf-8")
     assert "not available here:" in page and "no network" in page.split("not available here:")[1]
+
+
+def test_a_worker_with_fewer_protections_than_the_grading_machine_refuses(without_network):
+    """A Dask or process-pool worker never grades with less than the reports' header claims."""
+    from grader.classgrade import StudentWork, WorkerSetup, grade_remote
+    from grader.errors import GraderError
+    from grader.sandbox import Protections
+
+    everything = Protections(**{name: True for name in Protections.__dataclass_fields__ if name != "note"})
+    setup = WorkerSetup(course=str(PROJECT), python=sys.executable, jobs=1, task_ids=(), protections=everything)
+    with pytest.raises(GraderError, match="lacks protections the grading machine has .*no network"):
+        grade_remote(setup, StudentWork(student="ada", tasks=(), files={}, known={}))
