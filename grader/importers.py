@@ -128,8 +128,8 @@ def _memory(value: float, where: str, meaning: str, notes: _Notes) -> Optional[i
 
     The numbers do not measure the same thing: the other judge counts the whole process, the
     interpreter included, where ours is what the program may use beyond the interpreter's own
-    start. A Python judged under CMS's usual 10 MiB cannot even start under a limit of 10 here, so
-    the number is kept only when it is above the grader's default (rounded up to whole MiB).
+    start. Copying a small number (the 2018 lab's CMS tasks give 10 MiB) would set a bound nobody
+    chose, so the number is kept only when it is above the grader's default (rounded up to whole MiB).
     """
     default = DEFAULT_LIMITS.memory_mib
     kept = math.ceil(value) if value > default else None

@@ -267,8 +267,8 @@ def test_cms_pretty_printed_json_inputs_import_and_the_reference_solution_passes
 
 
 def test_cms_memory_limit_of_10_mib_keeps_the_default_and_says_why(tmp_path, capsys):
-    # CMS's 10 MiB is the resident memory of the whole process; copied as our memory_limit, no
-    # Python would start and every case would fail.
+    # CMS's 10 MiB is the resident memory of the whole process, interpreter included; ours is what a
+    # run may use beyond the interpreter's start, so the number would mean another bound here.
     result = import_cms(DATA / "cms_make_move", "make_move")
     assert "memory_limit" not in result.yaml_text.split("\ncases:")[0].split("\ntask:")[1]
     assert {case.limits.memory_mib for case in load(result, tmp_path).cases} == {DEFAULT_LIMITS.memory_mib}
