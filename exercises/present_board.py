@@ -36,8 +36,10 @@ How to try it:
 - python present_board.py test
   runs the examples in self_test() below.
 - python present_board.py
-  reads one test case from the keyboard, exactly as the grader does: type the row
-  sizes separated by spaces, for example   5 4 5 2 3   and press Enter.
+  runs the main block at the end of this file, which reads the whole of
+  standard input as one test case, exactly as the grader gives it: type the
+  row sizes separated by spaces, for example   5 4 5 2 3   then press Enter
+  and Ctrl-D (on Windows: Ctrl-Z, then Enter) to end the input.
 - python -m grader check present_board.py
   grades your file against all the test cases.
 """
@@ -73,10 +75,11 @@ if __name__ == "__main__":
         self_test()
     else:
         if sys.stdin.isatty():
-            print("Type one test case, e.g. 5 4 3, and press Enter"
+            print("Type one test case, e.g. 5 4 3, then press Enter"
+                  " and Ctrl-D (Windows: Ctrl-Z, Enter)"
                   " (or run: python present_board.py test)", file=sys.stderr)
-        # One test case: the row sizes on one line, separated by spaces.
-        board = [int(word) for word in sys.stdin.readline().split()]
+        # One test case: all of standard input, the row sizes separated by spaces.
+        board = [int(word) for word in sys.stdin.read().split()]
         original = list(board)
         text = present_board(board)
         if board != original:

@@ -62,14 +62,17 @@ How to try it:
 - python ui.py test
   runs the examples in self_test() below.
 - python ui.py
-  reads one test case from the keyboard, exactly as the grader does. A test case
-  is one line of JSON with the function to call and its input, for example
+  runs the main block at the end of this file, which reads the whole of
+  standard input as one test case, exactly as the grader gives it. A test case
+  is JSON with the function to call and its input, on one line or spread over
+  several, for example
       {"type": "is_human", "input": "my COMPUTER friend"}
   which prints false,
       {"type": "is_board_empty", "input": [0, 0, 0]}
   which prints true, or
       {"type": "parse_move", "input": "3, 2"}
   which prints [3, 2] (and null for text that is not a move).
+  End the input with Enter and Ctrl-D (on Windows: Ctrl-Z, then Enter).
 - python -m grader check ui.py
   grades your file against all the test cases.
 """
@@ -139,9 +142,10 @@ if __name__ == "__main__":
     else:
         if sys.stdin.isatty():
             print('Type one test case, e.g. {"type": "parse_move", "input": "3, 2"},'
-                  " and press Enter (or run: python ui.py test)", file=sys.stderr)
-        # One test case: a line of JSON with the function to call and its input.
-        case = json.loads(sys.stdin.readline())
+                  " then press Enter and Ctrl-D (Windows: Ctrl-Z, Enter)"
+                  " (or run: python ui.py test)", file=sys.stderr)
+        # One test case: all of standard input, JSON with the function to call and its input.
+        case = json.loads(sys.stdin.read())
         value = case["input"]
         if case["type"] == "is_human":
             result = is_human(value)

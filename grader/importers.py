@@ -122,13 +122,28 @@ def _limit(value: Any, path: Path, key: str, unit: str) -> float:
     return number
 
 
-def _memory(value: float, where: str, notes: _Notes) -> int:
-    """Memory limits are whole MiB here; a fraction is rounded up, with a note."""
-    if float(value).is_integer():
-        return int(value)
-    rounded = math.ceil(value)
-    notes.add(f"The memory limit of {value} MiB ({where}) was rounded up to {rounded} MiB (whole MiB only here).")
-    return rounded
+def _memory(value: float, where: str, meaning: str, notes: _Notes) -> Optional[int]:
+    """The ``memory_limit`` to write for another judge's memory limit of ``value`` MiB, or None for
+    the grader's default; either way a note says what the limit meant there and what it means here.
+
+    The numbers do not measure the same thing: the other judge counts the whole process, the
+    interpreter included, where ours is what the program may use beyond the interpreter's own
+    start. Copying a small number (the 2018 lab's CMS tasks give 10 MiB) would set a bound nobody
+    chose, so the number is kept only when it is above the grader's default (rounded up to whole MiB).
+    """
+    default = DEFAULT_LIMITS.memory_mib
+    kept = math.ceil(value) if value > default else None
+    outcome = (
+        f"the default of {default} MiB applies"
+        if kept is None
+        else f"memory_limit is {kept} MiB, as the source allows more than the default of {default} MiB"
+    )
+    notes.add(
+        f"The memory limit of {_tidy(value)} MiB ({where}) was not carried over as a number: there it is {meaning}, "
+        "while here memory_limit is the memory a program may use beyond what the Python interpreter takes to "
+        f"start, so {outcome}."
+    )
+    return kept
 
 
 def _listing(names: Sequence[str], limit: int = 5) -> str:
@@ -240,7 +255,8 @@ def import_cms(folder: Path, task_id: Optional[str] = None) -> ImportResult:
     """Convert a CMS task folder (``task.yaml``, ``input/inputN.txt``, ``output/outputN.txt``).
 
     Each input/output pair is a case named ``case N (inputN.txt)``; cases not in
-    ``public_testcases`` are hidden. Time and memory limits carry over, and the points of the
+    ``public_testcases`` are hidden. The time limit carries over, the memory limit only when it is
+    above the grader's default (see ``_memory``), and the points of the
     ``Sum``, ``GroupMin`` and ``GroupMul`` score types as far as per-case points can express them.
     Raises ``UsageError`` (one sentence naming the file) when the folder cannot be read as a task.
     """
@@ -270,7 +286,10 @@ def import_cms(folder: Path, task_id: Optional[str] = None) -> ImportResult:
         task["time_limit"] = _tidy(_limit(value, conf_path, key, "seconds"))
     key, value = _first(conf, "memory_limit", "memlimit")
     if key is not None:
-        task["memory_limit"] = _memory(_limit(value, conf_path, key, "MiB"), f"task.yaml {key}", notes)
+        meaning = "the resident memory of the whole process, interpreter included, as CMS's sandbox isolate measures it"
+        memory = _memory(_limit(value, conf_path, key, "MiB"), f"task.yaml {key}", meaning, notes)
+        if memory is not None:
+            task["memory_limit"] = memory
 
     indices, inputs = _cms_inputs(folder, conf, conf_path, notes)
     public = _cms_public(conf, conf_path, indices, notes)
@@ -664,8 +683,9 @@ def import_kattis(folder: Path, task_id: Optional[str] = None) -> ImportResult:
 
     Samples are visible cases, secret ones hidden; a case's name is its path under data/ without
     the extension (``sample/1``, ``secret/group1/01``) and a ``.hint`` file becomes its hint. The
-    default output validator's flags become a checker (see ``_kattis_checker``); the memory and
-    output limits carry over, and the time limit when ``limits.time_limit`` gives it.
+    default output validator's flags become a checker (see ``_kattis_checker``); the output limit
+    carries over, the memory limit only when it is above the grader's default (see ``_memory``),
+    and the time limit when ``limits.time_limit`` gives it.
     Raises ``UsageError`` (one sentence naming the file) when the folder cannot be read as a package.
     """
     folder = _folder(folder, "Kattis problem package", "problem.yaml")
@@ -753,8 +773,11 @@ def _kattis_limits(conf: Dict[str, Any], conf_path: Path, task: Dict[str, Any], 
             f"carried over, so the default of {seconds} seconds applies: set time_limit by hand."
         )
     if limits.get("memory") is not None:
-        memory = _limit(limits["memory"], conf_path, "limits.memory", "MiB")
-        task["memory_limit"] = _memory(memory, "problem.yaml limits.memory", notes)
+        given = _limit(limits["memory"], conf_path, "limits.memory", "MiB")
+        meaning = "the memory of the whole process, interpreter included, as Kattis's judges count it"
+        memory = _memory(given, "problem.yaml limits.memory", meaning, notes)
+        if memory is not None:
+            task["memory_limit"] = memory
     if limits.get("output") is not None:
         task["output_limit"] = math.ceil(_limit(limits["output"], conf_path, "limits.output", "MiB") * 1024 * 1024)
     left = sorted(k for k in limits if k not in _KATTIS_TIME_KEYS | {"memory", "output"})

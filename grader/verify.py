@@ -2,7 +2,9 @@
 
 Checks, for every task of a course folder: the test case file loads; the reference solution in
 ``solutions/`` passes every case, twice (an expected answer that depends on chance or time shows
-up as a difference); the stub in ``exercises/`` and junk (an empty file, a file that prints
+up as a difference), with room to spare: its answer uses at most half of the case's output limit
+and its run at most half of the time limit, so a correct but wordier or slower student passes too;
+the stub in ``exercises/`` and junk (an empty file, a file that prints
 nothing) are rejected; every known-wrong solution in ``solutions/wrong/<task>/`` gets the verdict
 its header declares and is caught by the cases it names. From the known-wrong runs it builds the
 kill matrix: which cases catch which wrong solutions, the cases that catch none, and the wrong
@@ -22,7 +24,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from grader.grading import GradingContext, grade_file
 from grader.loader import load_course
@@ -30,6 +32,9 @@ from grader.model import Task, TaskResult, Verdict
 
 _HEADER = re.compile(r"^#\s*(mistake|verdict|caught-by)\s*:\s*(.*?)\s*$", re.IGNORECASE)
 JUNK = {"an empty file": "", "a file that prints nothing": "def nothing():\n    pass\n"}
+# The share of a case's output and time limits the reference solution may use: the rest is room
+# for correct answers that print a little more or run a little slower.
+LIMIT_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -251,7 +256,45 @@ def _check_reference(task: Task, course: Path, context: GradingContext, checked:
             )
     if not findings:
         checked.append(f"{task.id}: the reference solution passes all {len(task.cases)} cases, twice")
-    return findings
+    tight = limit_problems(task, runs)
+    if not tight:
+        checked.append(f"{task.id}: the reference solution uses at most half of every case's output and time limits")
+    return findings + [Finding(task.id, problem) for problem in tight]
+
+
+def limit_problems(task: Task, runs: Sequence[TaskResult], check_time: bool = True) -> List[str]:
+    """Sentences for the cases whose limits leave the reference solution too little room.
+
+    ``runs`` are graded runs of the reference solution on ``task``. A case is named when, in any
+    run it passed, its answer took more than ``LIMIT_SHARE`` of the case's output limit (in bytes)
+    or (with ``check_time``) its run more than that share of the time limit. Returns an empty list
+    when every case fits.
+    """
+    largest: Dict[str, Tuple[int, float]] = {}
+    for run in runs:
+        for result in run.cases:
+            if result.accepted:
+                size, seconds = largest.get(result.case.name, (0, 0.0))
+                largest[result.case.name] = (max(size, len(result.actual.encode("utf-8"))), max(seconds, result.time_s))
+    problems = []
+    for case in task.cases:
+        if case.name not in largest:
+            continue
+        size, seconds = largest[case.name]
+        where = f"'{case.name}' (line {case.line} of {task.source})"
+        if size > case.limits.output_bytes * LIMIT_SHARE:
+            problems.append(
+                f"the reference solution prints {size:,} bytes on {where}, more than half of the case's output "
+                f"limit of {case.limits.output_bytes:,} bytes: set output_limit to at least {2 * size:,}, so that a "
+                "correct answer that prints a little more still fits"
+            )
+        if check_time and seconds > case.limits.time_s * LIMIT_SHARE:
+            problems.append(
+                f"the reference solution takes {seconds:.2f} s on {where}, more than half of the case's time limit "
+                f"of {case.limits.time_s:g} s: set time_limit to at least {2 * seconds:.1f} or make the case smaller, "
+                "so that a correct but slower solution still passes"
+            )
+    return problems
 
 
 def _check_rejected(task: Task, course: Path, context: GradingContext, checked: List[str]) -> List[Finding]:

@@ -55,12 +55,14 @@ How to try it:
 - python nim_sum.py test
   runs the examples in self_test() below.
 - python nim_sum.py
-  reads one test case from the keyboard, exactly as the grader does. A test case
-  is one line of JSON, for example
+  runs the main block at the end of this file, which reads the whole of
+  standard input as one test case, exactly as the grader gives it. A test case
+  is JSON, on one line or spread over several, for example
       {"type": "nim_sum", "input": [27, 8, 3, 29]}
   which prints 13, or
       {"type": "is_p_position", "input": [1, 3, 5, 7]}
   which prints true.
+  End the input with Enter and Ctrl-D (on Windows: Ctrl-Z, then Enter).
 - python -m grader check nim_sum.py
   grades your file against all the test cases.
 """
@@ -116,9 +118,10 @@ if __name__ == "__main__":
     else:
         if sys.stdin.isatty():
             print('Type one test case, e.g. {"type": "nim_sum", "input": [1, 3, 5, 7]},'
-                  " and press Enter (or run: python nim_sum.py test)", file=sys.stderr)
-        # One test case: a line of JSON with the function to call and the board.
-        case = json.loads(sys.stdin.readline())
+                  " then press Enter and Ctrl-D (Windows: Ctrl-Z, Enter)"
+                  " (or run: python nim_sum.py test)", file=sys.stderr)
+        # One test case: all of standard input, JSON with the function to call and the board.
+        case = json.loads(sys.stdin.read())
         board = case["input"]
         original = list(board)
         if case["type"] == "nim_sum":

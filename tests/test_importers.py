@@ -13,9 +13,10 @@ from grader.checkers import builtin_checkers
 from grader.cli import main
 from grader.errors import UsageError
 from grader.importers import ImportResult, import_cms, import_kattis
-from grader.loader import load_task
+from grader.loader import DEFAULT_LIMITS, load_task
 
-DATA = Path(__file__).resolve().parent / "data" / "importers"
+PROJECT = Path(__file__).resolve().parent.parent
+DATA = PROJECT / "tests" / "data" / "importers"
 
 
 def load(result: ImportResult, tmp_path: Path):
@@ -64,7 +65,8 @@ def test_cms_sample_converts(tmp_path):
     assert [c.input for c in task.cases] == ["4\n1 3 5 7\n", "4\n27 8 3 29\n", "1\n5\n", "3\n0 0 0\n"]
     assert [c.expected for c in task.cases] == [("0\n",), ("13\n",), ("5\n",), ("0\n",)]
     assert {(c.checker, tuple(c.checker_options.items())) for c in task.cases} == {("tokens", ())}
-    assert {(c.limits.time_s, c.limits.memory_mib) for c in task.cases} == {(1.5, 256)}
+    # CMS's 256 MiB counts the interpreter as well: the grader's default of 512 applies (see the memory tests)
+    assert {(c.limits.time_s, c.limits.memory_mib) for c in task.cases} == {(1.5, 512)}
     # GroupMin [[40, 2], [60, 2]]: each subtask's points shared by its two cases
     assert [c.points for c in task.cases] == [20, 20, 30, 30]
     assert re.match(r"# Imported from the CMS task folder \S+cms_nim_sum on \d{4}-\d\d-\d\d; notes:", result.yaml_text)
@@ -250,6 +252,42 @@ def test_texts_survive_the_yaml_exactly(tmp_path):
         assert case.expected == (text[::-1] or "x",)
 
 
+def test_cms_pretty_printed_json_inputs_import_and_the_reference_solution_passes(tmp_path, capsys):
+    # The 2018 lab's CMS data writes each input as JSON over several lines: the whole of standard
+    # input is one test case, and the reference solution's main block reads all of it.
+    folder = copy("cms_make_move", tmp_path)
+    edit_yaml(folder / "task.yaml", memory_limit=None)  # this test is about the inputs, not the limit
+    result = import_cms(folder, "make_move")
+    task = load(result, tmp_path)
+    assert all(case.input.count("\n") > 3 for case in task.cases)
+    solution = (PROJECT / "solutions" / "make_move.py").read_text(encoding="utf-8")
+    assert grade(result, solution, tmp_path) == 0, capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "accepted" in out and "3/3" in out
+
+
+def test_cms_memory_limit_of_10_mib_keeps_the_default_and_says_why(tmp_path, capsys):
+    # CMS's 10 MiB is the resident memory of the whole process, interpreter included; ours is what a
+    # run may use beyond the interpreter's start, so the number would mean another bound here.
+    result = import_cms(DATA / "cms_make_move", "make_move")
+    assert "memory_limit" not in result.yaml_text.split("\ncases:")[0].split("\ntask:")[1]
+    assert {case.limits.memory_mib for case in load(result, tmp_path).cases} == {DEFAULT_LIMITS.memory_mib}
+    assert has_note(result, "10 MiB", "task.yaml memory_limit", "whole process", "interpreter", "isolate")
+    assert has_note(result, "beyond what the Python interpreter takes to start", "default of 512 MiB applies")
+    header = " ".join(result.yaml_text.split("\ntask:")[0].replace("#", " ").split())
+    assert "The memory limit of 10 MiB (task.yaml memory_limit) was not carried over" in header
+    solution = (PROJECT / "solutions" / "make_move.py").read_text(encoding="utf-8")
+    assert grade(result, solution, tmp_path) == 0, capsys.readouterr().out
+
+
+def test_a_memory_limit_above_the_default_is_kept_with_its_meaning(tmp_path):
+    folder = copy("cms_make_move", tmp_path)
+    edit_yaml(folder / "task.yaml", memory_limit=2047.5)
+    result = import_cms(folder)
+    assert {case.limits.memory_mib for case in load(result, tmp_path).cases} == {2048}
+    assert has_note(result, "2047.5 MiB", "whole process", "memory_limit is 2048 MiB", "more than the default")
+
+
 # -- Kattis -------------------------------------------------------------------------------------
 
 
@@ -351,6 +389,15 @@ def test_kattis_explicit_limits_carry_over(tmp_path):
     assert (case.limits.time_s, case.limits.memory_mib, case.limits.output_bytes) == (3.0, 1024, 8 * 1024 * 1024)
     assert not has_note(result, "time limit")
     assert has_note(result, "limits", "code")
+    assert has_note(result, "1024 MiB", "limits.memory", "whole process", "memory_limit is 1024 MiB")
+
+
+def test_kattis_memory_limit_below_the_default_keeps_the_default(tmp_path):
+    folder = copy("kattis_xor", tmp_path)
+    edit_yaml(folder / "problem.yaml", limits={"time_limit": 1, "memory": 64})
+    result = import_kattis(folder)
+    assert {case.limits.memory_mib for case in load(result, tmp_path).cases} == {DEFAULT_LIMITS.memory_mib}
+    assert has_note(result, "64 MiB", "problem.yaml limits.memory", "Kattis", "interpreter", "default of 512 MiB")
 
 
 def test_kattis_missing_ans_and_non_utf8_files_skip_the_case(tmp_path):

@@ -8,7 +8,9 @@ import pytest
 
 from conftest import PROJECT, mutate
 from grader.cli import main
-from grader.verify import read_wrong_solution
+from grader.loader import load_course
+from grader.model import CaseResult, TaskResult, Verdict
+from grader.verify import limit_problems, read_wrong_solution
 
 INCLUSIVE = mutate("exclusive_or", "    if a == b:\n        return 0\n    return 1", "    return 1 if a or b else 0")
 ALWAYS_ZERO = mutate("exclusive_or", "    if a == b:\n        return 0\n    return 1", "    return 0")
@@ -117,6 +119,39 @@ def test_the_kill_matrix_page(course, capsys, tmp_path):
     assert '<th scope="col" title="inclusive or">inclusive</th>' in html
     # inclusive or fails 1 xor 1; always 0 fails 1 xor 0 and 0 xor 1: three ✗ in the matrix
     assert html.count(">✗<") == 3 and "catches none" in html and "<script" not in html
+
+
+def test_a_reference_answer_over_half_the_output_limit_fails_naming_task_case_size_and_limit(course, capsys):
+    # The reference prints "0\n", 2 bytes: a limit of 3 bytes lets it pass, with no room to spare.
+    path = course / "testcases" / "exclusive_or.yaml"
+    path.write_text(path.read_text().replace("checker: text\n", "checker: text\noutput_limit: 3\n", 1))
+    code, out = verify(course, capsys)
+    assert code == 1, out
+    assert "passes all 4 cases, twice" in out  # it is accepted: only the room is missing
+    assert f"exclusive_or: the reference solution prints 2 bytes on '{FIRST_CASE}' (line " in out
+    assert "testcases/exclusive_or.yaml), more than half of the case's output limit of 3 bytes" in out
+    assert "set output_limit to at least 4" in out
+    assert "uses at most half of every case's output and time limits" not in out
+
+
+def test_a_reference_run_over_half_the_time_limit_is_a_problem(course):
+    # Pure: a graded run that took 1.5 s on a case with a 2 s limit, made up rather than timed.
+    task = load_course(course)["exclusive_or"]
+    case = task.cases[0]
+    slow = TaskResult(task, "exclusive_or.py", (CaseResult(case, Verdict.ACCEPTED, "", time_s=1.5, actual="0\n"),))
+    problems = limit_problems(task, [slow])
+    assert len(problems) == 1
+    assert f"takes 1.50 s on '{FIRST_CASE}'" in problems[0] and "time limit of 2 s" in problems[0]
+    assert "set time_limit to at least 3.0" in problems[0]
+    assert limit_problems(task, [slow], check_time=False) == []
+    quick = TaskResult(task, "exclusive_or.py", (CaseResult(case, Verdict.ACCEPTED, "", time_s=0.9, actual="0\n"),))
+    assert limit_problems(task, [quick]) == []
+
+
+def test_a_course_with_room_in_its_limits_says_so(course, capsys):
+    code, out = verify(course, capsys)
+    assert code == 0
+    assert "exclusive_or: the reference solution uses at most half of every case's output and time limits" in out
 
 
 def test_a_broken_case_file_exits_2(course, capsys):

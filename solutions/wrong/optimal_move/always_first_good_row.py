@@ -72,10 +72,12 @@ How to try it:
 - python optimal_move.py test
   runs the examples in self_test() below.
 - python optimal_move.py
-  reads one test case from the keyboard, exactly as the grader does. A test case
-  is one line of JSON, the board, for example
+  runs the main block at the end of this file, which reads the whole of
+  standard input as one test case, exactly as the grader gives it. A test case
+  is the board as JSON, on one line or spread over several, for example
       [5, 4, 3, 2, 1]
-  and the program prints the move as JSON, for example [3, 1] (a pair is
+  End the input with Enter and Ctrl-D (on Windows: Ctrl-Z, then Enter);
+  the program prints the move as JSON, for example [3, 1] (a pair is
   printed as a list). Run it a few times: the answer may change.
 - python -m grader check optimal_move.py
   grades your file against all the test cases.
@@ -164,10 +166,11 @@ if __name__ == "__main__":
         self_test()
     else:
         if sys.stdin.isatty():
-            print("Type one test case, e.g. [5, 4, 3, 2, 1], and press Enter"
+            print("Type one test case, e.g. [5, 4, 3, 2, 1], then press Enter"
+                  " and Ctrl-D (Windows: Ctrl-Z, Enter)"
                   " (or run: python optimal_move.py test)", file=sys.stderr)
-        # One test case: the board, as a JSON list on one line.
-        board = json.loads(sys.stdin.readline())
+        # One test case: all of standard input, the board as a JSON list.
+        board = json.loads(sys.stdin.read())
         original = list(board)
         move = optimal_move(board)
         if board != original:

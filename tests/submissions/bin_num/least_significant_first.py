@@ -46,12 +46,14 @@ How to try it:
 - python bin_num.py test
   runs the examples in self_test() below.
 - python bin_num.py
-  reads one test case from the keyboard, exactly as the grader does. A test case
-  is one line of JSON, for example
+  runs the main block at the end of this file, which reads the whole of
+  standard input as one test case, exactly as the grader gives it. A test case
+  is JSON, on one line or spread over several, for example
       {"type": "num_bin", "value": 13}
   which prints [1, 1, 0, 1], or
       {"type": "bin_num", "value": [1, 1, 0, 1]}
   which prints 13.
+  End the input with Enter and Ctrl-D (on Windows: Ctrl-Z, then Enter).
 - python -m grader check bin_num.py
   grades your file against all the test cases.
 """
@@ -104,9 +106,10 @@ if __name__ == "__main__":
     else:
         if sys.stdin.isatty():
             print('Type one test case, e.g. {"type": "num_bin", "value": 13},'
-                  " and press Enter (or run: python bin_num.py test)", file=sys.stderr)
-        # One test case: a line of JSON with the type and the value to convert.
-        case = json.loads(sys.stdin.readline())
+                  " then press Enter and Ctrl-D (Windows: Ctrl-Z, Enter)"
+                  " (or run: python bin_num.py test)", file=sys.stderr)
+        # One test case: all of standard input, JSON with the type and the value to convert.
+        case = json.loads(sys.stdin.read())
         if case["type"] == "num_bin":
             result = numeral_binary(case["value"])
         elif case["type"] == "bin_num":

@@ -46,10 +46,12 @@ How to try it:
 - python bitwise_xor.py test
   runs the examples in self_test() below.
 - python bitwise_xor.py
-  reads one test case from the keyboard, exactly as the grader does. A test case
-  is one line with the two numbers, for example
+  runs the main block at the end of this file, which reads the whole of
+  standard input as one test case, exactly as the grader gives it. A test case
+  is the two numbers separated by a space, for example
       5 3
   which prints 6.
+  End the input with Enter and Ctrl-D (on Windows: Ctrl-Z, then Enter).
 - python -m grader check bitwise_xor.py
   grades your file against all the test cases.
 """
@@ -125,8 +127,9 @@ if __name__ == "__main__":
     else:
         if sys.stdin.isatty():
             print("Type one test case, e.g. 5 3,"
-                  " and press Enter (or run: python bitwise_xor.py test)", file=sys.stderr)
-        # One test case: a line with two whole numbers, a and b.
-        a, b = input().split()
+                  " then press Enter and Ctrl-D (Windows: Ctrl-Z, Enter)"
+                  " (or run: python bitwise_xor.py test)", file=sys.stderr)
+        # One test case: all of standard input, two whole numbers a and b.
+        a, b = sys.stdin.read().split()
         print(bitwise_exclusive_or(int(a), int(b)))
         input("Press Enter to exit...")

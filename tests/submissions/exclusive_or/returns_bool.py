@@ -30,8 +30,10 @@ How to try it:
 - python exclusive_or.py test
   runs the examples in self_test() below.
 - python exclusive_or.py
-  reads one test case from the keyboard, exactly as the grader does: type the two
-  bits separated by a space, for example   1 0   and press Enter.
+  runs the main block at the end of this file, which reads the whole of
+  standard input as one test case, exactly as the grader gives it: type the
+  two bits separated by a space, for example   1 0   then press Enter and
+  Ctrl-D (on Windows: Ctrl-Z, then Enter) to end the input.
 - python -m grader check exclusive_or.py
   grades your file against all the test cases.
 """
@@ -65,8 +67,9 @@ if __name__ == "__main__":
         self_test()
     else:
         if sys.stdin.isatty():
-            print("Type one test case, e.g. 1 0, and press Enter"
+            print("Type one test case, e.g. 1 0, then press Enter"
+                  " and Ctrl-D (Windows: Ctrl-Z, Enter)"
                   " (or run: python exclusive_or.py test)", file=sys.stderr)
-        # One test case: the two bits on one line, separated by a space.
-        a, b = [int(word) for word in sys.stdin.readline().split()]
+        # One test case: all of standard input, the two bits separated by a space.
+        a, b = [int(word) for word in sys.stdin.read().split()]
         print(exclusive_or(a, b))

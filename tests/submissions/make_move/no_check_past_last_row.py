@@ -33,10 +33,12 @@ How to try it:
 - python make_move.py test
   runs the examples in self_test() below.
 - python make_move.py
-  reads one test case from the keyboard, exactly as the grader does. A test case
-  is one line of JSON, for example
+  runs the main block at the end of this file, which reads the whole of
+  standard input as one test case, exactly as the grader gives it. A test case
+  is JSON, on one line or spread over several, for example
       {"board": [5, 4, 5, 2, 3], "row": 3, "elements": 2}
-  and the program prints the answer as JSON: [[5, 4, 3, 2, 3], true]
+  End the input with Enter and Ctrl-D (on Windows: Ctrl-Z, then Enter);
+  the program prints the answer as JSON: [[5, 4, 3, 2, 3], true]
 - python -m grader check make_move.py
   grades your file against all the test cases.
 """
@@ -81,9 +83,10 @@ if __name__ == "__main__":
     else:
         if sys.stdin.isatty():
             print('Type one test case, e.g. {"board": [3, 4, 5], "row": 2, "elements": 1},'
-                  " and press Enter (or run: python make_move.py test)", file=sys.stderr)
-        # One test case: a line of JSON with the board, the row and the elements.
-        case = json.loads(sys.stdin.readline())
+                  " then press Enter and Ctrl-D (Windows: Ctrl-Z, Enter)"
+                  " (or run: python make_move.py test)", file=sys.stderr)
+        # One test case: all of standard input, JSON with the board, the row and the elements.
+        case = json.loads(sys.stdin.read())
         board = case["board"]
         original = list(board)
         result = make_move(board, case["row"], case["elements"])
