@@ -26,6 +26,8 @@ from grader.model import CaseResult, Task, TaskResult, Verdict
 _HEAD_LINES = 60
 _CONTEXT_LINES = 15
 _TAIL_LINES = 5
+# A line longer than this is shown cut (a whole answer printed on one line can be megabytes long).
+_LINE_CHARS = 2000
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,14 @@ def _environment() -> jinja2.Environment:
     )
 
 
+def _clip(text: str, keep_end: bool = False) -> str:
+    """At most ``_LINE_CHARS`` characters of one line (its start, or its end), saying what was cut."""
+    if len(text) <= _LINE_CHARS:
+        return text
+    cut = f"[{len(text) - _LINE_CHARS:,} characters left out]"
+    return f"{cut} {text[-_LINE_CHARS:]}" if keep_end else f"{text[:_LINE_CHARS]} {cut}"
+
+
 def shown_lines(text: str, mark_line: int = 0, mark_column: int = 0) -> Tuple[ShownLine, ...]:
     """``text`` as lines for a page, the (1-based) marked line split at its column; long texts cut."""
     lines = text.split("\n")
@@ -101,13 +111,13 @@ def shown_lines(text: str, mark_line: int = 0, mark_column: int = 0) -> Tuple[Sh
             skipped = 0
         number = index + 1
         if number == mark_line and mark_column <= 0:  # the whole line, no single character
-            shown.append(ShownLine(number, visible(raw), "", "", True))
+            shown.append(ShownLine(number, visible(_clip(raw)), "", "", True))
         elif number == mark_line:
             column = mark_column - 1
-            before, rest = raw[:column], raw[column:]
-            shown.append(ShownLine(number, visible(before), visible(rest[:1]) or "⏎", visible(rest[1:]), True))
+            before, rest = _clip(raw[:column], keep_end=True), raw[column:]
+            shown.append(ShownLine(number, visible(before), visible(rest[:1]) or "⏎", visible(_clip(rest[1:])), True))
         else:
-            shown.append(ShownLine(number, visible(raw), "", "", False))
+            shown.append(ShownLine(number, visible(_clip(raw)), "", "", False))
     if skipped:
         shown.append(ShownLine(0, "", "", "", False, gap=skipped))
     if mark_line > len(lines):

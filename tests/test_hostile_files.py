@@ -40,9 +40,22 @@ def course(tmp_path_factory) -> Path:
     text = (PROJECT / "testcases" / "nim_sum.yaml").read_text(encoding="utf-8")
     text = text.replace("task: nim_sum\n", "task: nim_sum\nuses_files: [exclusive_or]\n", 1)
     # The canary stands for the hidden answers: on every line, so any part of the file shown shows it.
-    marked = "".join(f"{line}  # {YAML_CANARY}\n" if line.strip() else "\n" for line in text.splitlines())
-    (course / "testcases" / "nim_sum.yaml").write_text(f"# {YAML_CANARY}\n{marked}", encoding="utf-8")
+    (course / "testcases" / "nim_sum.yaml").write_text(f"# {YAML_CANARY}\n{_marked(text)}", encoding="utf-8")
     return course
+
+
+def _marked(text: str) -> str:
+    """Every line of a YAML file with the canary as a comment, except inside block scalars (``|``),
+    where it would be part of a case's input rather than a comment."""
+    lines, block_indent = [], None
+    for line in text.splitlines():
+        indent = len(line) - len(line.lstrip())
+        if block_indent is not None and (not line.strip() or indent > block_indent):
+            lines.append(line)
+            continue
+        block_indent = indent if line.rstrip().endswith(("|", "|-", "|+", ">", ">-")) else None
+        lines.append(f"{line}  # {YAML_CANARY}" if line.strip() else "")
+    return "\n".join(lines) + "\n"
 
 
 @pytest.fixture(scope="module")

@@ -81,3 +81,14 @@ def test_header_says_which_protections_were_active(grade, tmp_path):
         text = (tmp_path / page).read_text(encoding="utf-8")
         header = text[text.index("<header") : text.index("</header>")]
         assert "protections: no network" in header
+
+
+def test_a_line_megabytes_long_is_shown_cut_around_the_difference():
+    from grader.report import shown_lines
+
+    line = "X " * 2_000_000 + "Y" + " X" * 1_000_000
+    shown = shown_lines(line + "\n", mark_line=1, mark_column=4_000_001)
+    (marked,) = shown
+    assert marked.differs and marked.marked == "Y"
+    assert len(marked.before) + len(marked.after) < 10_000
+    assert "characters left out" in marked.before and "characters left out" in marked.after
