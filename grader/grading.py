@@ -267,7 +267,7 @@ def _one_run(case: Case, checker, program: Program, context: GradingContext, sho
         message=message,
         time_s=round(run.time_s, 4),
         actual=actual,
-        stderr=diagnose.student_traceback(stderr, run.workdir, shown),
+        stderr=diagnose.student_traceback(stderr, run.workdir, shown, program.run_name),
         expected=expected,
         difference=difference,
         actual_note=note,
@@ -316,6 +316,14 @@ def _read_source(path: Path) -> str:
         return ""
 
 
+def _file_of(program: Program, name: str) -> Optional[Path]:
+    """The student's file that is ``name`` in the run folder: the program itself, a companion, or
+    None (a file the program wrote itself)."""
+    if name == program.run_name:
+        return program.script
+    return next((path for path in program.companions if path.name == name), None)
+
+
 def _source_text(source: str, line: int) -> str:
     lines = source.splitlines()
     text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
@@ -328,13 +336,15 @@ def _run_verdict(run: RunResult, stderr: str, case: Case, program: Program, cont
     crash caused by how the file is set up, not by the case's logic)."""
     limits = case.limits
     if run.timed_out:
-        line = diagnose.stopped_at(stderr, run.workdir)
+        file, line = diagnose.stopped_at(stderr, run.workdir)
         stopped = f"Your program was stopped after {limits.time_s:g} seconds (the time limit for this case)"
         if line:
-            source = _read_source(program.script)
+            path = _file_of(program, file)
+            source = _read_source(path) if path is not None else ""
+            of = f" of {file}" if file != program.run_name else ""
             return (
                 Verdict.TIME_LIMIT_EXCEEDED,
-                f"{stopped} while running line {line}{_source_text(source, line)}: is that inside a loop "
+                f"{stopped} while running line {line}{of}{_source_text(source, line)}: is that inside a loop "
                 "that never ends?",
                 True,
             )
@@ -369,8 +379,12 @@ def _run_verdict(run: RunResult, stderr: str, case: Case, program: Program, cont
         if crash is not None:
             limit = diagnose.limit_hint(crash, limits)
             if limit:
-                return Verdict.RUNTIME_ERROR, f"{limit} {diagnose.crash_message(crash)}", False
-            message = diagnose.crash_message(crash, program.own_modules, context.task_ids)
+                return (
+                    Verdict.RUNTIME_ERROR,
+                    f"{limit} {diagnose.crash_message(crash, run_name=program.run_name)}",
+                    False,
+                )
+            message = diagnose.crash_message(crash, program.own_modules, context.task_ids, program.run_name)
             return Verdict.RUNTIME_ERROR, message, crash.exception not in diagnose.SETUP_CRASHES
         if run.signal == getattr(signal, "SIGXCPU", None):
             return (
