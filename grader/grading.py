@@ -234,6 +234,7 @@ def _one_run(case: Case, checker, program: Program, context: GradingContext, sho
         )
     stderr, _ = _decode(run.stderr)
     hint_applies = True
+    answer_found = False  # the right answer is among other lines the program printed
     difference = None
     if session is not None:
         actual = session.transcript
@@ -249,9 +250,13 @@ def _one_run(case: Case, checker, program: Program, context: GradingContext, sho
         if verdict is None:
             outcome = _check(case, actual, checker)
             verdict, message = outcome.verdict, outcome.message
+            answer_found = outcome.answer_found
             hint_applies = not outcome.answer_found and verdict is not Verdict.PRESENTATION_ERROR
     if case.hidden and verdict is not Verdict.ACCEPTED:
-        message = _hidden_message(verdict, answer_found=not hint_applies)
+        crash = diagnose.find_crash(stderr, run.workdir) if verdict is Verdict.RUNTIME_ERROR else None
+        message = _hidden_message(
+            verdict, answer_found, crash=crash.exception if crash else "", printed=bool(run.stdout.strip())
+        )
     known = _known_mistake(case, actual) if verdict is not Verdict.ACCEPTED else None
     if known is not None:
         message = f"{message} This is a common mistake: {known.hint}"
@@ -288,13 +293,20 @@ def _known_mistake(case: Case, actual: str) -> Optional[Mistake]:
     return None
 
 
-def _hidden_message(verdict: Verdict, answer_found: bool) -> str:
-    """What a hidden case may say: the kind of failure, never its input or expected output."""
+def _hidden_message(verdict: Verdict, answer_found: bool, crash: str = "", printed: bool = False) -> str:
+    """What a hidden case may say: the kind of failure, never its input or expected output.
+
+    ``answer_found``: the right answer was among other lines printed; ``crash``: the exception a
+    crash ended with; ``printed``: the program printed something before it stopped.
+    """
     if answer_found:
         return (
             "This hidden case was not accepted: your program printed other lines besides the "
             "answer (leftover debug prints?)."
         )
+    if verdict is Verdict.RUNTIME_ERROR and crash:
+        before = "before it finished its answer" if printed else "before it printed an answer"
+        return f"This hidden case was not accepted: your program stopped with an error ({crash}) {before}."
     return f"This hidden case was not accepted: your program {verdict.what_happened}."
 
 
