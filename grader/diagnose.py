@@ -6,11 +6,14 @@ exception it ended with, and a hint for the common ones.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 _FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<where>.+)$')
+# where a SyntaxError is, in a file imported while running (no function: the file did not run)
+_SYNTAX_FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+)$')
 # faulthandler's stack dump at the time limit: "Current thread 0x... (most recent call first):",
 # then frames, newest first.
 _DUMP_START = re.compile(r"^(Timeout \(|Thread 0x|Current thread 0x)")
@@ -38,19 +41,34 @@ _HINTS = {
 
 @dataclass(frozen=True)
 class Crash:
-    """What a traceback tells: the exception, its text, and the student's line (if any)."""
+    """What a traceback tells: the exception, its text, and the student's line (if any).
+
+    ``file`` is the name, in the run folder, of the file that line is in: the program itself
+    (its ``run_name``) or one of the student's files it imports.
+    """
 
     exception: str
     text: str
     line: int = 0
     source: str = ""
+    file: str = ""
 
 
-def student_traceback(stderr: str, workdir: str, shown_name: str) -> str:
-    """The traceback with frames outside the student's file left out and paths shortened.
+def _in_run_folder(path: str, workdir: str) -> str:
+    """``path`` relative to the run folder ``workdir`` (``present_board.py``), or "" when outside it."""
+    if not workdir:
+        return ""
+    folder = workdir.rstrip("/") + "/"
+    return path[len(folder) :] if path.startswith(folder) else ""
 
-    ``workdir`` is the folder the program ran in; its path is replaced by the student's file name.
-    Lines that are not part of a traceback (the student's own prints to stderr) are kept.
+
+def student_traceback(stderr: str, workdir: str, shown_name: str, run_name: str = "") -> str:
+    """The traceback with frames outside the student's files left out and paths shortened.
+
+    ``workdir`` is the folder the program ran in, where it is ``run_name``: its frames are named
+    ``shown_name``, and those of the student's other files (a companion such as present_board.py)
+    by their own name, in the same folder as ``shown_name``. Lines that are not part of a
+    traceback (the student's own prints to stderr) are kept.
     """
     lines = stderr.splitlines()
     kept: List[str] = []
@@ -60,18 +78,26 @@ def student_traceback(stderr: str, workdir: str, shown_name: str) -> str:
             continue  # the time-limit stack dump: the message says where the program was
         frame = _FRAME.match(line)
         if frame:
-            inside = bool(workdir) and frame.group("file").startswith(workdir)
-            skip_source = not inside
-            if inside:
-                kept.append(line.replace(frame.group("file"), shown_name))
+            name = _in_run_folder(frame.group("file"), workdir)
+            skip_source = not name
+            if name:
+                kept.append(line.replace(frame.group("file"), _shown_file(name, shown_name, run_name)))
             continue
         if skip_source and line.startswith("    "):
             continue
         skip_source = False
         if workdir:
-            line = line.replace(workdir + "/", "")
+            line = line.replace(workdir.rstrip("/") + "/", "")
         kept.append(line)
     return "\n".join(kept)
+
+
+def _shown_file(name: str, shown_name: str, run_name: str) -> str:
+    """How a file of the run folder is named to the student: the program as ``shown_name``, the
+    student's other files by their own name beside it."""
+    if not run_name or name == run_name:
+        return shown_name
+    return os.path.join(os.path.dirname(shown_name), name)
 
 
 def find_crash(stderr: str, workdir: str) -> Optional[Crash]:
@@ -81,13 +107,14 @@ def find_crash(stderr: str, workdir: str) -> Optional[Crash]:
     start = starts[-1] if starts else None
     if start is None:
         return None
-    line_no, source = 0, ""
+    line_no, source, file = 0, "", ""
     exception_line = ""
     for index in range(start + 1, len(lines)):
-        frame = _FRAME.match(lines[index])
+        frame = _FRAME.match(lines[index]) or _SYNTAX_FRAME.match(lines[index])
         if frame:
-            if workdir and frame.group("file").startswith(workdir):
-                line_no = int(frame.group("line"))
+            name = _in_run_folder(frame.group("file"), workdir)
+            if name:
+                line_no, file = int(frame.group("line")), name
                 following = lines[index + 1] if index + 1 < len(lines) else ""
                 source = following.strip() if following.startswith("    ") else ""
             continue
@@ -95,9 +122,9 @@ def find_crash(stderr: str, workdir: str) -> Optional[Crash]:
             exception_line = lines[index]
     match = _EXCEPTION.match(exception_line)
     if not match:
-        return Crash(exception=exception_line.strip() or "an error", text="", line=line_no, source=source)
+        return Crash(exception=exception_line.strip() or "an error", text="", line=line_no, source=source, file=file)
     name = match.group("type").rsplit(".", 1)[-1]
-    return Crash(exception=name, text=(match.group("text") or "").strip(), line=line_no, source=source)
+    return Crash(exception=name, text=(match.group("text") or "").strip(), line=line_no, source=source, file=file)
 
 
 def limit_hint(crash: Crash, limits) -> str:
@@ -115,16 +142,26 @@ def limit_hint(crash: Crash, limits) -> str:
     return ""
 
 
-def crash_message(crash: Crash, own_files: Sequence[str] = (), task_ids: Sequence[str] = ()) -> str:
+def crash_message(crash: Crash, own_files: Sequence[str] = (), task_ids: Sequence[str] = (), run_name: str = "") -> str:
     """``Your program crashed with IndexError (...) on line 12: `board[row]`.`` plus a hint.
 
     ``own_files`` are the student's exercise files the program may import (task ids);
-    ``task_ids`` all the course's tasks (importing another one is a mistake).
+    ``task_ids`` all the course's tasks (importing another one is a mistake). ``run_name`` is the
+    program's own name in the run folder: a crash in another file (``line 56 of present_board.py``)
+    names that file.
     """
     what = crash.exception + (f" ({crash.text})" if crash.text else "")
-    where = f" on line {crash.line}" if crash.line else ""
+    elsewhere = bool(run_name and crash.file and crash.file != run_name)
+    where = ""
+    if crash.line:
+        where = f" on line {crash.line} of {crash.file}" if elsewhere else f" on line {crash.line}"
     code = f": {crash.source}" if crash.source else ""
     hint = _HINTS.get(crash.exception, "")
+    if elsewhere:
+        hint = (
+            f"The error is in your {crash.file}, which this file imports: fix it there (its own cases may show "
+            f"it too). {hint}"
+        ).strip()
     missing = re.fullmatch(r"No module named '([\w.]+)'", crash.text)
     if crash.exception == "ModuleNotFoundError" and missing and missing.group(1) in own_files:
         hint = (
@@ -150,8 +187,9 @@ def crash_message(crash: Crash, own_files: Sequence[str] = (), task_ids: Sequenc
     return f"Your program crashed with {what}{where}{code}. {hint}".strip()
 
 
-def stopped_at(stderr: str, workdir: str) -> int:
-    """The student's line where the program was when the time limit came (0 when unknown).
+def stopped_at(stderr: str, workdir: str) -> Tuple[str, int]:
+    """Where the program was when the time limit came: (file, line) of the student's innermost
+    frame, the file named as in the run folder (``present_board.py``); ("", 0) when unknown.
 
     Read from the stack that faulthandler writes when the grader asks at the limit (newest first).
     """
@@ -161,9 +199,10 @@ def stopped_at(stderr: str, workdir: str) -> int:
             in_dump = True
             continue
         frame = _DUMP_FRAME.match(line) if in_dump else None
-        if frame and workdir and frame.group("file").startswith(workdir):
-            return int(frame.group("line"))
-    return 0
+        name = _in_run_folder(frame.group("file"), workdir) if frame else ""
+        if name:
+            return name, int(frame.group("line"))
+    return "", 0
 
 
 # Crashes whose cause is how the file is set up, not the case's logic: the case's hint is noise there.

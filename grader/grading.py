@@ -222,6 +222,7 @@ def _one_run(case: Case, checker, program: Program, context: GradingContext, sho
         )
     stderr, _ = _decode(run.stderr)
     hint_applies = True
+    answer_found = False  # the right answer is among other lines the program printed
     difference = None
     if session is not None:
         actual = session.transcript
@@ -237,9 +238,13 @@ def _one_run(case: Case, checker, program: Program, context: GradingContext, sho
         if verdict is None:
             outcome = _check(case, actual, checker)
             verdict, message = outcome.verdict, outcome.message
+            answer_found = outcome.answer_found
             hint_applies = not outcome.answer_found and verdict is not Verdict.PRESENTATION_ERROR
     if case.hidden and verdict is not Verdict.ACCEPTED:
-        message = _hidden_message(verdict, answer_found=not hint_applies)
+        crash = diagnose.find_crash(stderr, run.workdir) if verdict is Verdict.RUNTIME_ERROR else None
+        message = _hidden_message(
+            verdict, answer_found, crash=crash.exception if crash else "", printed=bool(run.stdout.strip())
+        )
     known = _known_mistake(case, actual) if verdict is not Verdict.ACCEPTED else None
     if known is not None:
         message = f"{message} This is a common mistake: {known.hint}"
@@ -255,7 +260,7 @@ def _one_run(case: Case, checker, program: Program, context: GradingContext, sho
         message=message,
         time_s=round(run.time_s, 4),
         actual=actual,
-        stderr=diagnose.student_traceback(stderr, run.workdir, shown),
+        stderr=diagnose.student_traceback(stderr, run.workdir, shown, program.run_name),
         expected=expected,
         difference=difference,
         actual_note=note,
@@ -276,13 +281,20 @@ def _known_mistake(case: Case, actual: str) -> Optional[Mistake]:
     return None
 
 
-def _hidden_message(verdict: Verdict, answer_found: bool) -> str:
-    """What a hidden case may say: the kind of failure, never its input or expected output."""
+def _hidden_message(verdict: Verdict, answer_found: bool, crash: str = "", printed: bool = False) -> str:
+    """What a hidden case may say: the kind of failure, never its input or expected output.
+
+    ``answer_found``: the right answer was among other lines printed; ``crash``: the exception a
+    crash ended with; ``printed``: the program printed something before it stopped.
+    """
     if answer_found:
         return (
             "This hidden case was not accepted: your program printed other lines besides the "
             "answer (leftover debug prints?)."
         )
+    if verdict is Verdict.RUNTIME_ERROR and crash:
+        before = "before it finished its answer" if printed else "before it printed an answer"
+        return f"This hidden case was not accepted: your program stopped with an error ({crash}) {before}."
     return f"This hidden case was not accepted: your program {verdict.what_happened}."
 
 
@@ -304,6 +316,14 @@ def _read_source(path: Path) -> str:
         return ""
 
 
+def _file_of(program: Program, name: str) -> Optional[Path]:
+    """The student's file that is ``name`` in the run folder: the program itself, a companion, or
+    None (a file the program wrote itself)."""
+    if name == program.run_name:
+        return program.script
+    return next((path for path in program.companions if path.name == name), None)
+
+
 def _source_text(source: str, line: int) -> str:
     lines = source.splitlines()
     text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
@@ -316,13 +336,15 @@ def _run_verdict(run: RunResult, stderr: str, case: Case, program: Program, cont
     crash caused by how the file is set up, not by the case's logic)."""
     limits = case.limits
     if run.timed_out:
-        line = diagnose.stopped_at(stderr, run.workdir)
+        file, line = diagnose.stopped_at(stderr, run.workdir)
         stopped = f"Your program was stopped after {limits.time_s:g} seconds (the time limit for this case)"
         if line:
-            source = _read_source(program.script)
+            path = _file_of(program, file)
+            source = _read_source(path) if path is not None else ""
+            of = f" of {file}" if file != program.run_name else ""
             return (
                 Verdict.TIME_LIMIT_EXCEEDED,
-                f"{stopped} while running line {line}{_source_text(source, line)}: is that inside a loop "
+                f"{stopped} while running line {line}{of}{_source_text(source, line)}: is that inside a loop "
                 "that never ends?",
                 True,
             )
@@ -357,8 +379,12 @@ def _run_verdict(run: RunResult, stderr: str, case: Case, program: Program, cont
         if crash is not None:
             limit = diagnose.limit_hint(crash, limits)
             if limit:
-                return Verdict.RUNTIME_ERROR, f"{limit} {diagnose.crash_message(crash)}", False
-            message = diagnose.crash_message(crash, program.own_modules, context.task_ids)
+                return (
+                    Verdict.RUNTIME_ERROR,
+                    f"{limit} {diagnose.crash_message(crash, run_name=program.run_name)}",
+                    False,
+                )
+            message = diagnose.crash_message(crash, program.own_modules, context.task_ids, program.run_name)
             return Verdict.RUNTIME_ERROR, message, crash.exception not in diagnose.SETUP_CRASHES
         if run.signal == getattr(signal, "SIGXCPU", None):
             return (

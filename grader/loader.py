@@ -15,9 +15,9 @@ import re
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
-import yaml
-
 from grader.checkers import Checker, CheckerRegistry, builtin_checkers
+from grader.course_files import MAX_DATA_BYTES, CourseFileLimit, inside, read_text, read_yaml
+from grader.course_files import LineMapping as _Mapping
 from grader.errors import CaseFileError
 from grader.model import Case, Generated, Limits, Mistake, Rule, Task
 from grader.rules import OPERATORS
@@ -91,67 +91,14 @@ def _kind_of(value: Any) -> str:
     return type(value).__name__
 
 
-class _Mapping(dict):
-    """A YAML mapping that remembers the line of each key (1-based) and its own first line."""
-
-    line = 0
-    key_lines: Dict[str, int]
-
-
-class _LineLoader(yaml.SafeLoader):
-    """SafeLoader whose mappings remember lines and reject a key that appears twice."""
-
-    def construct_mapping(self, node, deep=False):
-        self.flatten_mapping(node)
-        result = _Mapping()
-        result.line = node.start_mark.line + 1
-        result.key_lines = {}
-        for key_node, value_node in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            line = key_node.start_mark.line + 1
-            if not isinstance(key, str):
-                raise CaseFileError(self.name, line, f"the key {key!r} must be a word")
-            if key in result:
-                raise CaseFileError(self.name, line, f"the key '{key}' appears twice in the same mapping")
-            result[key] = self.construct_object(value_node, deep=deep)
-            result.key_lines[key] = line
-        return result
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _LineLoader.construct_mapping)
-
-
-def read_yaml(path: Path, shown: str) -> Any:
-    """Parse one YAML file safely; syntax errors become ``CaseFileError`` with the line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise CaseFileError(shown, None, "the file is not UTF-8 text") from None
-    except OSError as error:
-        raise CaseFileError(shown, None, f"cannot read the file ({error.strerror})") from None
-    loader = _LineLoader(text)
-    loader.name = shown
-    try:
-        return loader.get_single_data()
-    except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        line = mark.line + 1 if mark else None
-        what = error.problem or "invalid YAML"
-        context = f" ({error.context})" if error.context else ""
-        raise CaseFileError(shown, line, f"YAML syntax error: {what}{context}") from None
-    except yaml.YAMLError as error:
-        raise CaseFileError(shown, None, f"YAML error: {error}") from None
-    finally:
-        loader.dispose()
-
-
 class _Validator:
     """Checks one parsed file and builds the ``Task``; ``fail`` raises with file and line."""
 
-    def __init__(self, path: Path, shown: str, checkers: CheckerRegistry) -> None:
+    def __init__(self, path: Path, shown: str, checkers: CheckerRegistry, course: Path) -> None:
         self.path = path
         self.shown = shown
         self.checkers = checkers
+        self.course = course  # the folder the files that cases name must be in
 
     def fail(self, line: Optional[int], what: str) -> None:
         raise CaseFileError(self.shown, line, what)
@@ -441,19 +388,31 @@ class _Validator:
         if key in item and file_key in item:
             self.fail(item.key_lines[file_key], f"give either '{key}' or '{file_key}' {label}, not both")
         if file_key in item:
-            return self.read_data_file(item[file_key], item.key_lines[file_key], label)
+            return self.read_data_file(item[file_key], item.key_lines[file_key], f"'{file_key}' {label}")
         if key not in item:
             self.fail(item.line, f"the key '{key}' is missing {label}")
         return item[key]
 
     def read_data_file(self, name: str, line: int, label: str) -> str:
+        """The text of the file ``name`` (relative to the YAML file) that ``label`` (the key) names.
+
+        It must be in the course folder, with links followed, and at most ``MAX_DATA_BYTES``.
+        """
         target = self.path.parent / name
+        if not inside(target, self.course):
+            self.fail(
+                line,
+                f"{label} names '{name}', which is outside the course folder ({self.course}): a case's files "
+                "must be in the course folder, named relative to the YAML file",
+            )
         try:
-            return target.read_text(encoding="utf-8")
+            return read_text(target, MAX_DATA_BYTES)
         except FileNotFoundError:
-            self.fail(line, f"the file '{name}' named {label} does not exist (looked for {target})")
+            self.fail(line, f"the file '{name}' named by {label} does not exist (looked for {target})")
+        except CourseFileLimit as error:
+            self.fail(line, f"the file '{name}' named by {label} is not read: {error}")
         except (OSError, UnicodeDecodeError) as error:
-            self.fail(line, f"cannot read '{name}' named {label}: {error}")
+            self.fail(line, f"cannot read '{name}' named by {label}: {error}")
         raise AssertionError("unreachable")
 
     def expected(self, item: _Mapping, label: str) -> tuple:
@@ -487,10 +446,18 @@ def _limits(settings: dict) -> Limits:
     )
 
 
-def load_task(path: Path, checkers: CheckerRegistry, shown: Optional[str] = None) -> Task:
-    """Load and validate one ``testcases/<task>.yaml``; raises ``CaseFileError``."""
+def load_task(
+    path: Path, checkers: CheckerRegistry, shown: Optional[str] = None, course: Optional[Path] = None
+) -> Task:
+    """Load and validate one ``testcases/<task>.yaml``; raises ``CaseFileError``.
+
+    ``course`` is the folder the files that cases name must be in (default: the folder that holds
+    ``testcases/``, or the YAML file's own folder when that is not named testcases).
+    """
     shown = shown or str(path)
-    return _Validator(path, shown, checkers).task(read_yaml(path, shown))
+    if course is None:
+        course = path.parent.parent if path.parent.name == "testcases" else path.parent
+    return _Validator(path, shown, checkers, course).task(read_yaml(path, shown))
 
 
 def course_checkers(course: Path) -> CheckerRegistry:
@@ -521,5 +488,5 @@ def load_course(course: Path) -> Dict[str, Task]:
     tasks = {}
     for path in sorted(folder.glob("*.yaml")):
         shown = str(path.relative_to(course)) if path.is_relative_to(course) else str(path)
-        tasks[path.stem] = load_task(path, checkers, shown)
+        tasks[path.stem] = load_task(path, checkers, shown, course)
     return tasks

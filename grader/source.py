@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import ast
 import re
+import signal
+import subprocess
+import sys
 from typing import Iterable, Optional
 
 from grader.model import Rule, SourceProblem, Verdict
@@ -15,22 +18,60 @@ from grader.rules import find_violations
 
 _BLOCK_START = re.compile(r"^\s*(if|elif|else|for|while|def|class|try|except|finally|with)\b")
 _PY2_PRINT = re.compile(r"^\s*print\s+[^\s(=]")
+# Python 3.9 and 3.10 parse without a depth guard: a file of 300 kB holding a.b.b.b... or 1+1+1...
+# 150,000 times deep overflows the parser's C stack and kills the interpreter, which here would be
+# the grader. A file this large (a real answer is under 10 kB) is compiled first in an interpreter
+# of its own, so that only that one can die; a file this small cannot nest that deep.
+TRIAL_COMPILE_BYTES = 32 * 1024
+# The trial compiles as the grader does, on a thread (grading threads may have smaller stacks).
+_TRIAL = """
+import ast, sys, threading
+data = sys.stdin.buffer.read()
+def trial():
+    try:
+        compile(data, "submission.py", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        compile(data, "submission.py", "exec", dont_inherit=True)
+    except BaseException:
+        pass  # what Python says is for the grader to report, in its own process
+thread = threading.Thread(target=trial)
+thread.start()
+thread.join()
+"""
+_TOO_DEEP = (
+    "Something in it is nested too deeply (brackets inside brackets, or a very long chain such as a.b.c... "
+    "or 1 + 1 + 1 ...): no answer needs that. Write it in several steps, with variables or a loop."
+)
 
 
 def inspect_source(data: bytes, rules: Iterable[Rule]) -> Optional[SourceProblem]:
-    """Compile ``data`` (the file's bytes) and check ``rules``; None when it may run."""
+    """Compile ``data`` (the file's bytes) and check ``rules``; None when it may run.
+
+    Whatever the bytes hold, the answer is None or a ``SourceProblem``, never an exception: a file
+    Python cannot compile (too deeply nested, not text, ...) is a ``syntax_error`` in Python's words.
+    """
     if b"\x00" in data:
         return SourceProblem(
             Verdict.SYNTAX_ERROR,
             "Your file contains null bytes, so it is not a Python text file. "
             "Was it saved by a word processor, or is it the wrong file? Save it as plain text.",
         )
+    crashed = _trial_compile(data)
+    if crashed is not None:
+        return crashed
     try:
         tree = compile(data, "submission.py", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        # Running the file compiles it all the way, which finds more than parsing does ('return'
+        # outside a function, too many nested blocks, the compiler's own depth limit).
+        compile(data, "submission.py", "exec", dont_inherit=True)
     except SyntaxError as error:
         return _syntax_problem(data, error)
     except (ValueError, UnicodeError) as error:
         return SourceProblem(Verdict.SYNTAX_ERROR, f"Python cannot read your file: {error}.")
+    except (RecursionError, MemoryError) as error:
+        words = str(error) or "it ran out of memory"
+        return SourceProblem(
+            Verdict.SYNTAX_ERROR, f"Python cannot compile your file: {words} ({type(error).__name__}). {_TOO_DEEP}"
+        )
     violations = find_violations(tree, rules)
     if not violations:
         return None
@@ -45,6 +86,33 @@ def inspect_source(data: bytes, rules: Iterable[Rule]) -> Optional[SourceProblem
         source_line=source_line,
         caret=_character_column(source_line, first.column),
     )
+
+
+def _trial_compile(data: bytes) -> Optional[SourceProblem]:
+    """For a large file, compile it in another interpreter first: a problem when that one crashed."""
+    if len(data) <= TRIAL_COMPILE_BYTES or not sys.executable:
+        return None
+    try:
+        trial = subprocess.run(
+            [sys.executable, "-I", "-S", "-c", _TRIAL],
+            input=data,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=60,
+        )
+    except subprocess.TimeoutExpired:
+        return SourceProblem(
+            Verdict.SYNTAX_ERROR, f"Python took more than a minute to compile your file and was stopped. {_TOO_DEEP}"
+        )
+    except OSError:
+        return None  # no second interpreter to try it in: compile it here, as for any file
+    if trial.returncode >= 0:
+        return None
+    try:
+        name = signal.Signals(-trial.returncode).name
+    except ValueError:
+        name = f"signal {-trial.returncode}"
+    return SourceProblem(Verdict.SYNTAX_ERROR, f"Python itself crashed ({name}) while compiling your file. {_TOO_DEEP}")
 
 
 def _text_lines(data: bytes) -> list:
@@ -66,12 +134,15 @@ def _syntax_problem(data: bytes, error: SyntaxError) -> SourceProblem:
             "Save it as UTF-8 plain text from your editor.",
         )
     line = error.lineno or 0
+    if line <= 0:  # about the whole file, such as an unknown encoding in a coding: comment
+        return SourceProblem(Verdict.SYNTAX_ERROR, f"Python cannot read your file: {text}.")
     lines = _text_lines(data)
     source_line = lines[line - 1] if 0 < line <= len(lines) else (error.text or "").rstrip("\n")
     caret = max((error.offset or 1) - 1, 0)
     kind = "an indentation error" if isinstance(error, IndentationError) else "a syntax error"
     message = f"Line {line} has {kind}: {text}."
     hint = _syntax_hint(text, source_line, error)
+    source_line, caret = _excerpt(source_line, caret)
     return SourceProblem(
         Verdict.SYNTAX_ERROR,
         f"{message} {hint}".strip(),
@@ -81,7 +152,21 @@ def _syntax_problem(data: bytes, error: SyntaxError) -> SourceProblem:
     )
 
 
+def _excerpt(line: str, caret: int, width: int = 120) -> tuple:
+    """A long line cut to ``width`` characters around the caret (the report shows one line)."""
+    if len(line) <= width:
+        return line, caret
+    start = min(max(caret - width // 2, 0), len(line) - width)
+    head = "…" if start > 0 else ""
+    tail = "…" if start + width < len(line) else ""
+    return f"{head}{line[start : start + width]}{tail}", caret - start + len(head)
+
+
 def _syntax_hint(text: str, source_line: str, error: SyntaxError) -> str:
+    if "too many nested parentheses" in text:
+        return "Brackets are nested here more deeply than Python allows: write the expression in several steps."
+    if "too many levels of indentation" in text or "too many statically nested blocks" in text:
+        return "Blocks are nested here more deeply than Python allows: move some of them into functions."
     if "Missing parentheses in call to 'print'" in text or _PY2_PRINT.match(source_line):
         return "This is Python 2's print statement; in Python 3 print is a function: write print(x) instead of print x."
     if "was never closed" in text or "EOF" in text:
@@ -121,8 +206,8 @@ def main_block_advice(data: bytes, stub: Optional[bytes]) -> str:
     """
     try:
         tree = ast.parse(data)
-    except (SyntaxError, ValueError):
-        return ""
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ""  # not for this sentence to explain (such a file does not run at all)
     blocks = _main_blocks(tree)
     if not blocks:
         return (
@@ -134,12 +219,20 @@ def main_block_advice(data: bytes, stub: Optional[bytes]) -> str:
         return ""
     try:
         stub_blocks = _main_blocks(ast.parse(stub))
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return ""
-    if stub_blocks and ast.dump(blocks[-1]) != ast.dump(stub_blocks[-1]):
+    if stub_blocks and _dump(blocks[-1]) != ast.dump(stub_blocks[-1]):
         return (
             'Your main block (if __name__ == "__main__": ...) is not the one in the exercise file, and your '
             "program printed nothing. Put the exercise file's main block back unchanged: it reads the test "
             "case and prints the answer."
         )
     return ""
+
+
+def _dump(node: ast.AST) -> str:
+    """``ast.dump``, or "" for a tree nested too deeply to dump (it is then no exercise file's either)."""
+    try:
+        return ast.dump(node)
+    except (RecursionError, MemoryError):
+        return ""
