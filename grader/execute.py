@@ -7,7 +7,9 @@ feeds a fixed input; ``interact`` lets a ``Session`` type a line whenever the pr
 ``SubprocessRunner`` starts a new interpreter per run (the fallback, and the baseline the fork
 server is measured by); ``forkserver.ForkServerRunner`` forks each run from a prepared one.
 A run lost to the grader's own machinery (a fork server killed from outside) is run once more; a
-second loss raises ``RunnerFailure``, never a verdict against the student.
+second loss raises ``RunnerFailure``, never a verdict against the student, unless the program ran
+as the grader's own user (no user ids of its own): it could then kill the server itself, and the
+second loss is its result.
 """
 
 from __future__ import annotations
@@ -154,6 +156,7 @@ class ProcessRunner:
 
     def _twice(self, program: Program, limits: Limits, unbuffered: bool, once) -> RunResult:
         """Run once; a run the machinery lost (``lost`` on the process) is run once more."""
+        lost_twice: Optional[RunResult] = None
         for _ in range(2):
             with RunFolder(program, self.root, self.plan(program.python).uids) as folder:
                 process, start = self._launch(program, folder, limits, unbuffered)
@@ -165,6 +168,12 @@ class ProcessRunner:
                         release()
                 if not getattr(process, "lost", False):
                     return result
+                if self.protections(program.python).grader_in_reach:
+                    # The program ran as the grader's own user, so it may have killed the server
+                    # itself: run it once more, and a second loss is its result (killed), not ours.
+                    lost_twice = result
+        if lost_twice is not None:
+            return lost_twice
         raise RunnerFailure(
             f"the grader lost the run of {program.run_name} twice (its fork server stopped while the program "
             "ran, which a program cannot cause): grade again, and if it happens again, report it."

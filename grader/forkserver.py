@@ -56,11 +56,25 @@ class ServerCannotStart(Exception):
     """The fork server did not say it was ready; ``str()`` says what was seen."""
 
 
+def _first_child(pid: int) -> int:
+    """The first child of ``pid`` as /proc lists it, or 0."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as handle:
+            children = handle.read().split()
+    except OSError:
+        return 0
+    return int(children[0]) if children else 0
+
+
 class _Child:
     """A program the server forked: its pipes, its pid, and its exit status when it comes."""
 
-    def __init__(self, server: _Server, ident: int, stdin_fd: int, stdout_fd: int, stderr_fd: int) -> None:
+    def __init__(
+        self, server: _Server, ident: int, stdin_fd: int, stdout_fd: int, stderr_fd: int, below_an_init: bool = False
+    ) -> None:
         self.server = server
+        self._below_an_init = below_an_init
+        self._program_pid = 0
         self.ident = ident
         self.stdin = os.fdopen(stdin_fd, "wb")
         self.stdout = os.fdopen(stdout_fd, "rb", buffering=0)
@@ -86,6 +100,20 @@ class _Child:
         """The program's process id (known once the server has forked it; 0 if it never was)."""
         self.started.wait(_START_TIMEOUT_S)
         return self._pid
+
+    @property
+    def program_pid(self) -> int:
+        """The pid of the process running the program's code (where it waits for input).
+
+        With a process namespace of its own, the server's child waits for the namespace's init,
+        whose first child is the program: found through /proc once both exist (0 until then).
+        """
+        if not self._below_an_init:
+            return self.pid
+        if not self._program_pid and self.pid > 0:
+            init = _first_child(self.pid)
+            self._program_pid = _first_child(init) if init else 0
+        return self._program_pid
 
     def _ended(self, status: Optional[int], error: str = "") -> None:
         self.status, self.error = status, error
@@ -222,7 +250,8 @@ class _Server:
         stdout_read, stdout_write = os.pipe()
         stderr_read, stderr_write = os.pipe()
         ident = next(self.ids)
-        child = _Child(self, ident, stdin_write, stdout_read, stderr_read)
+        isolate = (self.hello or {}).get("isolation")
+        child = _Child(self, ident, stdin_write, stdout_read, stderr_read, below_an_init=bool(isolate))
         self.children[ident] = child
         request = {
             "op": "run",
@@ -232,7 +261,7 @@ class _Server:
             "limits": [list(item) for item in rlimits(limits)],
             "unbuffered": unbuffered,
             "uid": folder.uid,
-            "isolate": (self.hello or {}).get("isolation"),
+            "isolate": isolate,
         }
         try:
             self._send(request, [stdin_read, stdout_write, stderr_write])
@@ -287,7 +316,9 @@ class ForkServerRunner(ProcessRunner):
             hello = self._server(python, trusted=False).wait_ready()
         except ServerCannotStart as error:
             # each program then starts an interpreter of its own, with the same plan: say so
-            return replace(SubprocessRunner.protections(self, python), note=f"{error}; each run was a new interpreter")
+            fallback = SubprocessRunner.protections(self, python)
+            said = "; ".join(filter(None, [fallback.note, f"{error}: each run was a new interpreter"]))
+            return replace(fallback, note=said)
         return with_fork_server(self.plan(python).protections, hello.get("isolation"))
 
     def _server(self, python: str, trusted: bool) -> _Server:

@@ -261,7 +261,7 @@ def converse(process, session: Session, stdout: _Capture, stderr: _Capture, limi
         while True:
             now = time.monotonic()
             if now >= deadline:
-                return True, False, stdin is not None and _waits_for_input(process.pid, stdin, 0.0)
+                return True, False, stdin is not None and _waits_for_input(_program_pid(process), stdin, 0.0)
             got_output = False
             for key, _ in selector.select(timeout=min(deadline - now, tick)):
                 if key.fd == exit_fd:
@@ -292,7 +292,7 @@ def converse(process, session: Session, stdout: _Capture, stderr: _Capture, limi
                 last_output = time.monotonic()
                 tick = _FIRST_TICK
                 continue
-            if stdin is not None and _waits_for_input(process.pid, stdin, time.monotonic() - last_output):
+            if stdin is not None and _waits_for_input(_program_pid(process), stdin, time.monotonic() - last_output):
                 stdin = _type(stdin, session.waiting())
                 tick = _FIRST_TICK
             else:
@@ -316,6 +316,11 @@ def _type(stdin, reply):
         return stdin
     except (BrokenPipeError, OSError):
         return None
+
+
+def _program_pid(process) -> int:
+    """Where the program's own code runs (a runner may start it below a process of its own)."""
+    return getattr(process, "program_pid", process.pid)
 
 
 def _waits_for_input(pid: int, stdin, quiet_for: float) -> bool:

@@ -37,6 +37,7 @@ class Protections:
     no_network: bool = False
     files_hidden: bool = False  # test cases and reference solutions out of the program's view
     private_tmp: bool = False  # its own /tmp, /var/tmp, /dev/shm and IPC namespace, gone with the run
+    own_processes: bool = False  # its own process namespace: no other process in reach, strays end with it
     strays_killed: bool = False  # processes left behind are found and killed (subreaper)
     note: str = ""  # why the runner gives less than it could (e.g. the fork server did not start)
 
@@ -46,8 +47,14 @@ class Protections:
         "no_network": "no network",
         "files_hidden": "course files hidden",
         "private_tmp": "private temporary folders and IPC for each run",
+        "own_processes": "no other process in reach",
         "strays_killed": "left-over processes killed",
     }
+
+    @property
+    def grader_in_reach(self) -> bool:
+        """Could a program signal the grader's own processes (same user, same process namespace)?"""
+        return not (self.separate_user or self.own_processes)
 
     def missing(self) -> List[str]:
         """The protections not active, in words."""
@@ -112,12 +119,15 @@ def bwrap_command(python: str, work_root: str) -> Optional[List[str]]:
     for name in ("ld.so.cache", "localtime", "passwd", "group", "nsswitch.conf"):
         if (Path("/etc") / name).exists():
             command += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
-    made: set = set()
+    # The private /tmp first: an interpreter (a virtual environment) may live under /tmp, and a
+    # tmpfs mounted after its bind would hide it.
+    command += ["--perms", "1777", "--tmpfs", "/tmp"]
+    made: set = {"/tmp"}
     for folder in interpreter_folders(python):
         if folder.startswith("/usr/") or folder == "/usr":
             continue
         command += _traversable_parents(folder, made) + ["--ro-bind", folder, folder]
-    command += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
+    command += ["--proc", "/proc", "--dev", "/dev"]
     command += _traversable_parents(work_root, made) + ["--bind", work_root, work_root, "--chdir", work_root]
     return command
 
@@ -165,8 +175,10 @@ def plan(python: str, work_root: str, use_sandbox: bool = True) -> Plan:
     root = posix and os.geteuid() == 0
     uids = UidPool() if root else None
     prefix = bwrap_command(python, work_root) if (posix and use_sandbox) else None
-    if prefix is not None and _probe(prefix, python, uids):
-        prefix = None  # bwrap is there but does not work here (e.g. no namespaces in a container)
+    note = ""
+    trouble = _probe(prefix, python, uids) if prefix is not None else ""
+    if trouble:  # bwrap is there but does not work here (e.g. no namespaces in a container): say why
+        prefix, note = None, f"bubblewrap is installed but could not run {python} ({trouble})"
     if prefix is None and uids is not None:
         trouble = _probe([], python, uids)
         if trouble:
@@ -183,12 +195,18 @@ def plan(python: str, work_root: str, use_sandbox: bool = True) -> Plan:
         no_network=prefix is not None,
         files_hidden=prefix is not None,
         strays_killed=False,
+        note=note,
     )
     return Plan(prefix=prefix, uids=uids, protections=protections)
 
 
 def with_fork_server(protections: Protections, isolation: Optional[str]) -> Protections:
     """What the fork server adds: its speed, per-run isolation where it found a way, strays killed."""
+    isolated = isolation is not None
     return replace(
-        protections, fork_server=True, private_tmp=isolation is not None, strays_killed=Path("/proc/self/task").is_dir()
+        protections,
+        fork_server=True,
+        private_tmp=isolated,
+        own_processes=isolated,
+        strays_killed=isolated or Path("/proc/self/task").is_dir(),
     )

@@ -47,6 +47,14 @@ class WrongSolution:
     verdict: Optional[Verdict]
     caught_by: Tuple[str, ...] = ()
     header_problem: str = ""
+    # Verdicts that hold as well as ``verdict`` ("time_limit_exceeded or output_limit_exceeded"):
+    # for a mistake whose first limit reached depends on the machine's speed (an endless print).
+    or_verdicts: Tuple[Verdict, ...] = ()
+
+    @property
+    def verdicts(self) -> Tuple[Verdict, ...]:
+        """Every verdict the header allows (empty when it declares none that exists)."""
+        return ((self.verdict,) if self.verdict else ()) + self.or_verdicts
 
     @property
     def label(self) -> str:
@@ -112,19 +120,22 @@ def read_wrong_solution(task_id: str, path: Path) -> WrongSolution:
         if match:
             fields[match.group(1).lower()] = match.group(2)
     problem = ""
-    verdict = None
+    verdicts: List[Verdict] = []
     if "verdict" not in fields:
         problem = "has no '# verdict: ...' line at the top"
-    else:
+    for word in re.split(r"\s+or\s+", fields.get("verdict", "").strip()) if "verdict" in fields else ():
         try:
-            verdict = Verdict(fields["verdict"])
+            verdicts.append(Verdict(word))
         except ValueError:
             names = ", ".join(v.value for v in Verdict if v is not Verdict.ACCEPTED)
-            problem = f"declares the verdict '{fields['verdict']}', which does not exist (one of: {names})"
-        if verdict is Verdict.ACCEPTED:
-            problem, verdict = "declares 'accepted': a known-wrong solution must be rejected", None
+            problem = f"declares the verdict '{word}', which does not exist (one of: {names})"
+    if Verdict.ACCEPTED in verdicts:
+        problem = "declares 'accepted': a known-wrong solution must be rejected"
+    if problem:
+        verdicts = []
     caught = tuple(name.strip() for name in fields.get("caught-by", "").split(";") if name.strip())
-    return WrongSolution(task_id, path, fields.get("mistake", ""), verdict, caught, problem)
+    first = verdicts[0] if verdicts else None
+    return WrongSolution(task_id, path, fields.get("mistake", ""), first, caught, problem, tuple(verdicts[1:]))
 
 
 def wrong_solutions(course: Path, task_id: str) -> List[WrongSolution]:
@@ -174,10 +185,11 @@ def check_wrong_solution(task: Task, wrong: WrongSolution, result: TaskResult) -
     problems = []
     if result.verdict is Verdict.ACCEPTED:
         problems.append(f"{name} ({wrong.mistake or 'a known-wrong solution'}) is accepted: no case catches it")
-    elif result.verdict is not wrong.verdict:
+    elif result.verdict not in wrong.verdicts:
         first = next(c for c in result.cases if not c.accepted)
+        declared = " or ".join(verdict.value for verdict in wrong.verdicts)
         problems.append(
-            f"{name} should get {wrong.verdict.value} but gets {result.verdict.value} "
+            f"{name} should get {declared} but gets {result.verdict.value} "
             f"(first on '{first.case.name}': {first.message})"
         )
     names = {c.case.name: c for c in result.cases}

@@ -3,8 +3,10 @@
 This file runs on its own in the interpreter that grades submissions (``python -I -X utf8 -c``
 with this source), never imported by the grader, so it imports nothing from ``grader``. It has
 already imported the modules submissions commonly use; for each request it forks one child that
-becomes the student's program: a new session, the limits, a user id of its own where it can, the
-standard streams the grader sent, fresh random state, and the file run as ``__main__``.
+becomes the student's program: a new session, the limits, namespaces of its own (IPC, mounts,
+processes: the program then runs two forks further down, see ``zygote_isolation.below_an_init``)
+and a user id of its own where it can, the standard streams the grader sent, fresh random state,
+and the file run as ``__main__``.
 
 It never sees test cases, and never reads a student's file: a request names a folder and a file,
 never an input or an answer, and each child reads and compiles its own program. Children are forks
@@ -136,7 +138,7 @@ def _compiled(script):
     try:
         with open(script, "rb") as handle:
             return compile(handle.read(), script, "exec", dont_inherit=True)
-    except (OSError, SyntaxError, ValueError) as error:
+    except Exception as error:  # any failure to compile is the program's: raised again as its own
         return error
 
 
@@ -181,10 +183,13 @@ def _child(request, fds, keep_closed):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         folder = request["folder"]
         os.chdir(folder)
-        if request.get("isolate"):
-            isolation.isolate(request["isolate"], folder)
         isolation.apply_limits(request["limits"])
         uid = request.get("uid")
+        if uid is not None and os.getuid() == 0:
+            isolation.end_leftovers(uid)
+        if request.get("isolate"):
+            isolation.isolate(request["isolate"], folder)
+            isolation.below_an_init(request["isolate"])  # from here on, this is the program's process
         if uid is not None and os.getuid() == 0:
             isolation.become(uid)
         os.environ["HOME"] = os.environ["TMPDIR"] = folder  # the rest was set when the server started

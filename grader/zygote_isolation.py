@@ -6,8 +6,10 @@ from ``grader``. Linux only where it says so; elsewhere ``mode_here`` finds no i
 """
 
 import ctypes
+import faulthandler
 import os
 import signal
+import struct
 
 try:
     import resource
@@ -15,8 +17,9 @@ except ImportError:  # not POSIX
     resource = None
 
 _LIBC = ctypes.CDLL(None, use_errno=True)  # the C library: unshare, mount, capset, prctl
-_CLONE_NEWNS, _CLONE_NEWIPC, _CLONE_NEWUSER = 0x00020000, 0x08000000, 0x10000000
-_MS_NOSUID, _MS_NODEV, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 4096, 1 << 14, 1 << 18
+_CLONE_NEWNS, _CLONE_NEWIPC, _CLONE_NEWUSER, _CLONE_NEWPID = 0x00020000, 0x08000000, 0x10000000, 0x20000000
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
+_MS_BIND, _MS_REC, _MS_PRIVATE = 4096, 1 << 14, 1 << 18
 _PR_SET_DUMPABLE = 4
 # Each run's own temporary folders: small, and gone with the run.
 _PRIVATE_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")
@@ -30,7 +33,8 @@ def _check(result, what):
 
 
 def isolate(mode, folder):
-    """Give this process its own IPC namespace and empty private /tmp, /var/tmp and /dev/shm.
+    """Give this process's run its own IPC, mount and process namespaces, and empty private /tmp,
+    /var/tmp and /dev/shm. Call ``below_an_init`` next: the new process namespace is for children.
 
     ``mode`` "root": the server has the privilege; "userns": a user namespace of our own gives it
     (the user id maps to itself, and the privilege is dropped again before the program runs).
@@ -39,7 +43,7 @@ def isolate(mode, folder):
     """
     libc = _LIBC
     uid, gid = os.getuid(), os.getgid()
-    flags = _CLONE_NEWNS | _CLONE_NEWIPC | (_CLONE_NEWUSER if mode == "userns" else 0)
+    flags = _CLONE_NEWNS | _CLONE_NEWIPC | _CLONE_NEWPID | (_CLONE_NEWUSER if mode == "userns" else 0)
     _check(libc.unshare(flags), "unshare")
     if mode == "userns":
         for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
@@ -57,8 +61,91 @@ def isolate(mode, folder):
                 source = f"/proc/self/fd/{keep}".encode()
                 _check(libc.mount(source, folder.encode(), None, _MS_BIND | _MS_REC, None), "mount --bind " + folder)
     os.close(keep)
-    if mode == "userns":
-        _drop_capabilities(libc)
+
+
+def below_an_init(mode):
+    """After ``isolate``: start the run's process namespace and return in the process that becomes
+    the program (its pid 2). This process and the namespace's first one (pid 1, its init) never
+    return: the init reaps, and this one ends as the program did (same exit code or signal), so
+    whoever waits for this process sees the program's own end.
+
+    Why: in a namespace of its own a program cannot name, signal or trace any process outside it
+    (the grader, the fork server, a classmate's run), and when its init ends every process left in
+    the namespace is killed, strays that left the program's session included. The program is not
+    the init itself: an init ignores the signals it has no handler for, even SIGKILL sent to itself.
+    Raises OSError when the namespace cannot be started.
+    """
+    # The grader's "where are you" signal is for the program only (restored there).
+    faulthandler.unregister(signal.SIGUSR1)
+    signal.signal(signal.SIGUSR1, signal.SIG_IGN)
+    status_read, status_write = os.pipe()
+    init = os.fork()
+    if init != 0:
+        os.close(status_write)
+        _relay(init, status_read)
+    os.close(status_read)
+    try:
+        _fresh_proc()
+        if mode == "userns":
+            _drop_capabilities(_LIBC)
+        program = os.fork()
+    except BaseException:
+        os._exit(127)
+    if program == 0:
+        os.close(status_write)
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
+        return
+    _quiet()
+    while True:  # reap every process of the namespace until the program ends; then end it
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            os._exit(127)
+        if pid == program:
+            os.write(status_write, struct.pack("i", status))
+            os._exit(0)
+
+
+def _fresh_proc():
+    """/proc for the new namespace: its own processes only. Where that mount is refused (a
+    sandbox's /proc partly covered), an empty one: a host's /proc would name the grader's processes
+    and, for a program of the grader's own user, open their memory and files."""
+    libc = _LIBC
+    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    if libc.mount(b"proc", b"/proc", b"proc", flags, None) != 0:
+        _check(libc.mount(b"tmpfs", b"/proc", b"tmpfs", flags | _MS_RDONLY, b"size=4k,nr_inodes=16"), "mount /proc")
+
+
+def _relay(init, status_read):
+    """Wait for the init to end and end as the program did (its status came through the pipe)."""
+    _quiet()
+    received = b""
+    while len(received) < 4:
+        chunk = os.read(status_read, 4 - len(received))
+        if not chunk:
+            break
+        received += chunk
+    _, own = os.waitpid(init, 0)
+    status = struct.unpack("i", received)[0] if len(received) == 4 else own
+    if os.WIFEXITED(status):
+        os._exit(os.WEXITSTATUS(status))
+    number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else signal.SIGKILL
+    try:
+        if number != signal.SIGKILL:
+            signal.signal(number, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [number])
+        os.kill(os.getpid(), number)
+    finally:
+        os._exit(128 + number)  # (not reached: the signal ends this process)
+
+
+def _quiet():
+    """Let go of the program's standard streams (its pipes end when the program's processes end)."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    if null > 2:
+        os.close(null)
 
 
 def _drop_capabilities(libc):
@@ -78,8 +165,10 @@ def mode_here(work_root):
         if pid == 0:
             try:
                 isolate(mode, work_root)
+                below_an_init(mode)  # returns in the would-be program: pid 2, only its own in /proc
+                seen = {name for name in os.listdir("/proc") if name.isdigit()}
                 os.listdir(work_root)
-                os._exit(0)
+                os._exit(0 if os.getpid() == 2 and seen <= {"1", "2"} else 1)
             except BaseException:
                 os._exit(1)
         _, status = os.waitpid(pid, 0)
@@ -113,18 +202,28 @@ def apply_limits(limits):
             pass
 
 
-def become(uid):
-    """Become ``uid`` for good (no groups), undumpable, and end whatever that id left running."""
-    os.setgroups([])
-    os.setgid(uid)
-    os.setuid(uid)
-    undumpable()
-    # The id is ours alone now (see uid_pool); a process it still runs is left from a run that
-    # ended abruptly, and must not meet this one. kill(-1) reaches exactly this id's processes.
+def end_leftovers(uid):
+    """End whatever ``uid`` still runs (root only; this process stays root).
+
+    The id is ours alone now (see uid_pool); a process it still runs is left from a run that ended
+    abruptly, and must not meet this one. kill(-1) with real and effective id ``uid`` reaches
+    exactly that id's processes (the saved id 0 lets us come back; no capability is effective).
+    """
+    os.setresuid(uid, uid, 0)
     try:
         os.kill(-1, signal.SIGKILL)
     except OSError:
         pass
+    finally:
+        os.setresuid(0, 0, 0)
+
+
+def become(uid):
+    """Become ``uid`` for good (no groups) and undumpable."""
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+    undumpable()
 
 
 def undumpable():

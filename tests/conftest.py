@@ -34,6 +34,12 @@ def context(request):
     )
 
 
+@pytest.fixture(scope="session")
+def protections(context):
+    """What the session's runner gives programs of this interpreter (``sandbox.Protections``)."""
+    return context.runner.protections(sys.executable)
+
+
 @pytest.fixture
 def grade(tmp_path, course, context):
     """grade(task_id, source_text) → TaskResult for a submission written to a temporary file."""

@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import time
+import uuid
 from dataclasses import replace
 from pathlib import Path
 
@@ -94,49 +95,59 @@ def test_stderr_forever(grade_hostile):
     assert "error output" in case.message and "100,000 bytes" in case.message
 
 
+# A stray that becomes a new interpreter with a marker on its command line, so the test can look
+# for it from outside (inside a process namespace of its own a program's pids are not the host's).
+_STRAY = (
+    "    import sys\n    os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(60)', {marker!r}])\n"
+)
+
+
 def test_children_that_outlive_the_program_are_killed(runner, tmp_path):
+    marker = f"stray-{uuid.uuid4()}"
     script = tmp_path / "prog.py"
-    script.write_text(
-        "import os, time\npid = os.fork()\nif pid == 0:\n    time.sleep(60)\n    os._exit(0)\nprint(pid)\n"
-    )
+    script.write_text("import os\nif os.fork() == 0:\n" + _STRAY.format(marker=marker) + "print('started')\n")
     from grader.execute import Program
 
     result = runner.run(Program(sys.executable, script, "prog.py"), b"", QUICK)
-    orphan = int(result.stdout)
-    assert _gone(orphan)
+    assert result.stdout == b"started\n"
+    assert _gone_everywhere(marker)
 
 
 def test_a_daemon_in_a_new_session_is_killed(runner, tmp_path):
+    marker = f"daemon-{uuid.uuid4()}"
     script = tmp_path / "prog.py"
     script.write_text(
         "import os, time\n"
-        "r, w = os.pipe()\n"
         "if os.fork() == 0:\n"
         "    os.setsid()\n"
-        "    if os.fork() == 0:\n"
-        "        os.write(w, str(os.getpid()).encode())\n"
-        "        time.sleep(60)\n"
-        "    os._exit(0)\n"
-        "print(os.read(r, 100).decode())\n"
+        "    if os.fork() == 0:\n" + _STRAY.replace("    ", "        ", 2).format(marker=marker) + "    os._exit(0)\n"
+        "time.sleep(0.3)\n"
+        "print('started')\n"
     )
     from grader.execute import Program
 
     result = runner.run(Program(sys.executable, script, "prog.py"), b"", QUICK)
-    assert _gone(int(result.stdout))
+    assert result.stdout == b"started\n"
+    assert _gone_everywhere(marker)
 
 
-def _gone(pid: int, within_s: float = 2.0) -> bool:
-    """True once ``pid`` has stopped running (gone, or a zombie waiting to be reaped)."""
+def _gone_everywhere(marker: str, within_s: float = 2.0) -> bool:
+    """True once no process on the machine has ``marker`` on its command line (zombies aside)."""
     deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (FileNotFoundError, ProcessLookupError):
-            return True
-        if state in ("Z", "X"):
+        if not any(_running_with(entry, marker) for entry in Path("/proc").iterdir() if entry.name.isdigit()):
             return True
         time.sleep(0.02)
     return False
+
+
+def _running_with(entry: Path, marker: str) -> bool:
+    try:
+        if marker.encode() not in (entry / "cmdline").read_bytes():
+            return False
+        return (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
 
 
 def test_killing_its_parent(grade_hostile):
@@ -245,12 +256,11 @@ def test_course_files_are_out_of_view(grade_hostile, protections):
 
 
 def test_report_header_says_which_protections_were_active(protections):
-    if not protections.no_network:
-        # (without it "no network" is among what is not available: test_without_the_sandbox_... checks that)
-        pytest.skip("no network namespace here (bubblewrap missing or not allowed)")
     described = protections.describe()
     assert described.startswith("protections: ")
-    assert ("no network" in described) == protections.no_network
+    active, _, missing = described.partition(" (not available here: ")
+    assert ("no network" in active) == protections.no_network
+    assert ("no network" in missing) == (not protections.no_network)
 
 
 def test_nothing_is_left_running_after_close(tmp_path):
@@ -282,11 +292,31 @@ def _no_process_under(root: str) -> bool:
 
 
 def test_signals_to_the_grader_are_refused(grade_hostile, protections):
-    if not protections.separate_user:
-        pytest.skip("programs run as the grader's own user here")
+    if protections.grader_in_reach:
+        pytest.skip("programs run as the grader's own user, in its process namespace, here")
     case, _ = grade_hostile(f"import os, signal\nos.kill({os.getpid()}, signal.SIGKILL)\n")
-    assert case.verdict is Verdict.RUNTIME_ERROR and "PermissionError" in case.message
+    # refused (another user's process) or not there at all (the run's own process namespace)
+    assert case.verdict is Verdict.RUNTIME_ERROR
+    assert "PermissionError" in case.message or "ProcessLookupError" in case.message
     assert os.getpid() > 0  # the grader that was the target is still here, running this test
+
+
+def test_a_program_sees_no_process_but_its_own(grade_hostile, protections):
+    if not protections.own_processes:
+        pytest.skip("no process namespace for each run here (the report header says so)")
+    program = (
+        "import os, signal\n"
+        "others = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n"
+        "for pid in (os.getppid(), -1):\n"
+        "    try:\n"
+        "        os.kill(pid, signal.SIGKILL)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "print(os.getpid(), others)\n"
+    )
+    case, _ = grade_hostile(program)
+    # it is the second process of its namespace (the first waits for it), and nothing else is there
+    assert case.actual.strip() == "2 [1, 2]"
 
 
 def test_without_the_sandbox_grading_still_works_and_says_so(tmp_path):

@@ -166,6 +166,8 @@ def test_a_broken_case_file_exits_2(course, capsys):
         ("# Mistake: x\n", "has no '# verdict: ...' line"),
         ("# verdict: wrong\n", "declares the verdict 'wrong', which does not exist"),
         ("# verdict: accepted\n", "a known-wrong solution must be rejected"),
+        ("# verdict: wrong_answer or slow\n", "declares the verdict 'slow', which does not exist"),
+        ("# verdict: wrong_answer or accepted\n", "a known-wrong solution must be rejected"),
     ],
 )
 def test_header_problems(tmp_path, header, problem):
@@ -179,3 +181,26 @@ def test_header_fields_are_read(tmp_path):
     path.write_text("# Mistake: rows from 0\n# verdict: runtime_error\n# caught-by: a; b c\nprint(1)\n")
     wrong = read_wrong_solution("make_move", path)
     assert (wrong.mistake, wrong.verdict.value, wrong.caught_by) == ("rows from 0", "runtime_error", ("a", "b c"))
+
+
+def test_a_header_may_allow_two_verdicts_and_either_holds(tmp_path):
+    from grader.model import Verdict
+    from grader.verify import check_wrong_solution
+
+    path = tmp_path / "w.py"
+    path.write_text("# verdict: time_limit_exceeded or output_limit_exceeded\nwhile True:\n    print(0)\n")
+    wrong = read_wrong_solution("make_move", path)
+    assert wrong.verdicts == (Verdict.TIME_LIMIT_EXCEEDED, Verdict.OUTPUT_LIMIT_EXCEEDED)
+
+    class Graded:  # what check_wrong_solution reads of a graded file
+        def __init__(self, verdict):
+            self.verdict = verdict
+            self.cases = [type("Case", (), {"accepted": False, "case": type("C", (), {"name": "a"}), "message": "m"})]
+
+    class Task:
+        cases = ()
+
+    for verdict in (Verdict.TIME_LIMIT_EXCEEDED, Verdict.OUTPUT_LIMIT_EXCEEDED):
+        assert check_wrong_solution(Task, wrong, Graded(verdict)) == []
+    said = check_wrong_solution(Task, wrong, Graded(Verdict.WRONG_ANSWER))
+    assert said and "should get time_limit_exceeded or output_limit_exceeded but gets wrong_answer" in said[0]

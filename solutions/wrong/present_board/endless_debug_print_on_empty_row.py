@@ -1,5 +1,5 @@
 # Mistake: the row counter only moves on rows with objects, and a debug print for empty rows prints forever
-# verdict: time_limit_exceeded
+# verdict: time_limit_exceeded or output_limit_exceeded
 # caught-by: a single empty row is shown as "1:"
 """Exercise 1 of the Nim lab: Present the board
 
