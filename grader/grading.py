@@ -172,8 +172,8 @@ def grade_case(case: Case, program: Program, context: GradingContext, shown: str
     """
     checker = context.checkers.get(case.checker)
 
-    def one(_: int) -> CaseResult:
-        return _one_run(case, checker, program, context, shown)
+    def one(run_index: int) -> CaseResult:
+        return _one_run(case, checker, program, context, shown, run_index)
 
     if case.repeat > 1 and parallel_runs > 1:
         with ThreadPoolExecutor(max_workers=min(parallel_runs, case.repeat)) as pool:
@@ -207,7 +207,10 @@ def grade_case(case: Case, program: Program, context: GradingContext, shown: str
     return result
 
 
-def _one_run(case: Case, checker, program: Program, context: GradingContext, shown: str) -> CaseResult:
+def _one_run(
+    case: Case, checker, program: Program, context: GradingContext, shown: str, run_index: int = 0
+) -> CaseResult:
+    """One run of ``program`` on ``case`` (the ``run_index``-th of its repeats, from 0), checked."""
     if checker.interactive:
         session = checker.function(**case.checker_options)
         run = context.runner.interact(program, session, case.limits)
