@@ -73,11 +73,20 @@ import signal
 # At the time limit the grader sends SIGUSR1: the program writes where it is (its stack) to stderr.
 if hasattr(signal, "SIGUSR1"):
     faulthandler.register(signal.SIGUSR1, all_threads=True)
+_seeding = {{}}
+exec(compile({seeding!r}, "seeded_randomness.py", "exec"), _seeding)
+_seeding["seed_everything"]({seed!r})
 sys.argv = [{script!r}]
 sys.path.insert(0, {folder!r})
-del sys, os, resource, _uid
+del sys, os, resource, _uid, _seeding
 runpy.run_path({script!r}, run_name="__main__")
 """
+# The program's randomness from the run's seed, as in the fork server (it runs in the program's process).
+_SEEDING = (Path(__file__).parent / "seeded_randomness.py").read_text(encoding="utf-8")
+
+
+# String hashing (the order of a set of strings) the same in every run and on every machine.
+FIXED_HASHING = {"PYTHONHASHSEED": "0"}
 
 
 class RunnerFailure(GraderError):
@@ -101,6 +110,9 @@ class Program:
     # The course's own code (a reference solution): never run beside, or forked from the same
     # process as, students' programs.
     trusted: bool = False
+    # Where every source of randomness the program sees comes from (``seeded_randomness``): the
+    # grader sets it per run, from the submission, the case and the repeat.
+    seed: str = ""
 
 
 class Runner(Protocol):
@@ -214,9 +226,19 @@ class SubprocessRunner(ProcessRunner):
         # RLIMIT_NPROC counts every process of the user: it bounds a run only under an id of its
         # own (root is not limited by it, and under the grader's own id it could starve the grader).
         limited = tuple(item for item in rlimits(limits) if item[0] != "RLIMIT_NPROC" or folder.uid is not None)
-        bootstrap = _BOOTSTRAP.format(limits=limited, script=folder.script, folder=folder.path, uid=folder.uid)
-        flags = ["-I", "-X", "utf8"] + (["-u"] if unbuffered else [])
+        bootstrap = _BOOTSTRAP.format(
+            limits=limited,
+            script=folder.script,
+            folder=folder.path,
+            uid=folder.uid,
+            seeding=_SEEDING,
+            seed=program.seed,
+        )
+        # Not -I (it ignores PYTHONHASHSEED): the environment is ours alone, and -s leaves out the
+        # user's site folder.
+        flags = ["-s", "-X", "utf8"] + (["-u"] if unbuffered else [])
         env = {"PATH": os.environ.get("PATH", ""), "HOME": folder.path, "LANG": "C.UTF-8", "TMPDIR": folder.path}
+        env.update(FIXED_HASHING)
         if os.name == "nt":
             env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "")
         start = time.monotonic()

@@ -26,22 +26,24 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Dict, Optional, Tuple
 
-from grader.execute import ProcessRunner, Program, RunFolder, RunnerFailure, SubprocessRunner, rlimits
+from grader.execute import FIXED_HASHING, ProcessRunner, Program, RunFolder, RunnerFailure, SubprocessRunner, rlimits
 from grader.model import Limits
 from grader.sandbox import Protections, with_fork_server
 
 
 def _zygote_source() -> str:
-    """The fork server's source: ``zygote_isolation`` made a module, then ``zygote`` itself."""
+    """The fork server's source: ``zygote_isolation`` and ``seeded_randomness`` made modules, then
+    ``zygote`` itself (the server imports nothing from ``grader``)."""
     here = Path(__file__).parent
-    isolation = (here / "zygote_isolation.py").read_text(encoding="utf-8")
-    return (
-        "import sys as _sys, types as _types\n"
-        "_module = _types.ModuleType('zygote_isolation')\n"
-        f"exec(compile({isolation!r}, 'zygote_isolation.py', 'exec'), _module.__dict__)\n"
-        "_sys.modules['zygote_isolation'] = _module\n"
-        "del _sys, _types, _module\n" + (here / "zygote.py").read_text(encoding="utf-8")
-    )
+    source = "import sys as _sys, types as _types\n"
+    for name in ("zygote_isolation", "seeded_randomness"):
+        text = (here / f"{name}.py").read_text(encoding="utf-8")
+        source += (
+            f"_module = _types.ModuleType({name!r})\n"
+            f"exec(compile({text!r}, '{name}.py', 'exec'), _module.__dict__)\n"
+            f"_sys.modules[{name!r}] = _module\n"
+        )
+    return source + "del _sys, _types, _module\n" + (here / "zygote.py").read_text(encoding="utf-8")
 
 
 _ZYGOTE = _zygote_source()
@@ -174,11 +176,13 @@ class _Server:
     def __init__(self, python: str, prefix, work_root: str) -> None:
         # SOCK_SEQPACKET keeps each message (and the descriptors sent with it) apart.
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        command = [*(prefix or []), python, "-I", "-S", "-X", "utf8", "-c", _ZYGOTE, str(theirs.fileno()), work_root]
+        # Not -I (it ignores PYTHONHASHSEED): the environment is ours alone, -s leaves out the user's
+        # site folder, and the server drops the current folder from sys.path itself.
+        command = [*(prefix or []), python, "-s", "-S", "-X", "utf8", "-c", _ZYGOTE, str(theirs.fileno()), work_root]
         self.process = subprocess.Popen(
             command,
             pass_fds=[theirs.fileno()],
-            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/nonexistent"},
+            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/nonexistent", **FIXED_HASHING},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -239,8 +243,9 @@ class _Server:
         with self.send_lock:
             self.sock.sendmsg([data], ancillary)
 
-    def spawn(self, folder: RunFolder, limits: Limits, unbuffered: bool) -> _Child:
-        """Ask for one program; returns at once (its pid comes when the server has forked it).
+    def spawn(self, folder: RunFolder, limits: Limits, unbuffered: bool, seed: str = "") -> _Child:
+        """Ask for one program, its randomness from ``seed``; returns at once (its pid comes when
+        the server has forked it).
 
         Raises ``ServerGone`` when the server has stopped, so the caller can start another.
         """
@@ -262,6 +267,7 @@ class _Server:
             "unbuffered": unbuffered,
             "uid": folder.uid,
             "isolate": isolate,
+            "seed": seed,
         }
         try:
             self._send(request, [stdin_read, stdout_write, stderr_write])
@@ -345,7 +351,8 @@ class ForkServerRunner(ProcessRunner):
         for _ in range(2):  # a server that died is replaced once
             start = time.monotonic()
             try:
-                return self._server(program.python, program.trusted).spawn(folder, limits, unbuffered), start
+                server = self._server(program.python, program.trusted)
+                return server.spawn(folder, limits, unbuffered, program.seed), start
             except ServerCannotStart:
                 # Said in the report's header (``protections``); the plan's protections still hold.
                 return SubprocessRunner._launch(self, program, folder, limits, unbuffered)

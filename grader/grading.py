@@ -6,6 +6,7 @@ the case's checker. A wrong answer is a result, never an exception.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import signal
@@ -99,6 +100,7 @@ def grade_submission(
             run_name=run_name,
             companions=tuple(folder / c.name for c in usable),
             own_modules=task.uses_files,
+            seed=content_seed([(run_name, data), *((c.name, c.data) for c in usable)]),
         )
         with ThreadPoolExecutor(max_workers=max(1, context.jobs)) as pool:
             ran = dict(zip((c.name for c in todo), pool.map(lambda c: grade_case(c, program, context, shown), todo)))
@@ -107,6 +109,24 @@ def grade_submission(
     if any(r.verdict is Verdict.NO_OUTPUT for r in results):
         results = _explain_silence(results, data, _stub(context, task))
     return TaskResult(task=task, file=shown, cases=tuple(results), notes=notes)
+
+
+def content_seed(files: Sequence[Tuple[str, bytes]]) -> str:
+    """A submission's seed: a digest of its files (names and bytes), so the same files always get it."""
+    digest = hashlib.sha256()
+    for name, data in files:
+        digest.update(b"%d:%s%d:" % (len(name.encode()), name.encode(), len(data)) + data)
+    return digest.hexdigest()
+
+
+def run_seed(seed: str, case: Case, run_index: int) -> str:
+    """One run's seed (``seeded_randomness``): the submission's, the case and the repeat's index.
+
+    The same file gets the same randomness, hence the same marks, on every run and machine;
+    repeats of a case each get their own.
+    """
+    text = f"{seed}\0{case.name}\0{case.input}\0{run_index}"
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _with_shrunk(task: Task, result: CaseResult, program: Program, context: GradingContext, shown: str) -> CaseResult:
@@ -211,6 +231,7 @@ def _one_run(
     case: Case, checker, program: Program, context: GradingContext, shown: str, run_index: int = 0
 ) -> CaseResult:
     """One run of ``program`` on ``case`` (the ``run_index``-th of its repeats, from 0), checked."""
+    program = replace(program, seed=run_seed(program.seed, case, run_index))
     if checker.interactive:
         session = checker.function(**case.checker_options)
         run = context.runner.interact(program, session, case.limits)

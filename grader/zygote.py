@@ -5,7 +5,7 @@ with this source), never imported by the grader, so it imports nothing from ``gr
 already imported the modules submissions commonly use; for each request it forks one child that
 becomes the student's program: a new session, the limits, namespaces of its own (IPC, mounts,
 processes: the program then runs two forks further down, see ``zygote_isolation.below_an_init``)
-and a user id of its own where it can, the standard streams the grader sent, fresh random state,
+and a user id of its own where it can, the standard streams the grader sent, its randomness from the run's seed,
 and the file run as ``__main__``.
 
 It never sees test cases, and never reads a student's file: a request names a folder and a file,
@@ -18,7 +18,7 @@ per packet):
   server → grader  {"hello": {"isolation": "root" | "userns" | null}}   once, when it is ready:
                    how each run gets its own IPC namespace and temporary folders (null: it cannot)
   grader → server  {"op": "run", "id": N, "folder": ..., "script": ..., "limits": [[name, value]...],
-                    "unbuffered": bool, "uid": int or null, "isolate": bool}
+                    "unbuffered": bool, "uid": int or null, "isolate": mode or null, "seed": str}
                    with three file descriptors (stdin, stdout, stderr) attached (SCM_RIGHTS)
   server → grader  {"id": N, "pid": P}           the child started
                    {"id": N, "status": S}        it ended (a raw wait status)
@@ -41,7 +41,7 @@ import json
 import math  # noqa: F401
 import operator  # noqa: F401
 import os
-import random
+import random  # noqa: F401
 import re  # noqa: F401
 import select
 import signal
@@ -52,7 +52,9 @@ import time  # noqa: F401
 import traceback
 import types
 
-# Sent ahead of this source by the grader (``forkserver``), as a module: per-run isolation and limits.
+# Sent ahead of this source by the grader (``forkserver``), as modules: per-run isolation and
+# limits; each run's randomness from its seed.
+import seeded_randomness
 import zygote_isolation as isolation
 
 
@@ -73,6 +75,8 @@ def _as_site_would():
 
 
 _as_site_would()
+if sys.path and sys.path[0] == "":
+    del sys.path[0]  # started with -c: each program finds its own folder first instead (see _child)
 
 SOCKET_FD = int(sys.argv[1]) if len(sys.argv) > 1 else 3
 WORK_ROOT = sys.argv[2] if len(sys.argv) > 2 else "/tmp"  # where the grader makes the run folders
@@ -195,7 +199,7 @@ def _child(request, fds, keep_closed):
         os.environ["HOME"] = os.environ["TMPDIR"] = folder  # the rest was set when the server started
         unbuffered = request.get("unbuffered", False)
         sys.stdin, sys.stdout, sys.stderr = STREAMS[bool(unbuffered)]
-        random.seed()  # the server's random state is shared by every fork: give each child its own
+        seeded_randomness.seed_everything(request.get("seed") or "")  # the run's own, from the grader
         script = request["script"]
         sys.argv = [script]
         sys.path.insert(0, folder)

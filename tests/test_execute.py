@@ -106,8 +106,9 @@ def test_working_folder_is_removed(tmp_path):
 def test_program_runs_isolated_from_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))
     monkeypatch.setenv("SECRET_TOKEN", "hunter2")
-    result = run(tmp_path, "import os, sys\nprint(os.environ.get('SECRET_TOKEN'), sys.flags.isolated)")
-    assert result.stdout == b"None 1\n"
+    program = "import os, sys\nprint(os.environ.get('SECRET_TOKEN'), {!r} in sys.path, sys.flags.no_user_site)"
+    result = run(tmp_path, program.format(str(tmp_path)))
+    assert result.stdout == b"None False 1\n"  # the grader's environment, PYTHONPATH and user site left out
 
 
 def test_program_sees_itself_as_main(tmp_path):

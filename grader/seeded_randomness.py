@@ -1,0 +1,56 @@
+"""The randomness a student program sees, made a function of one seed, so that the same file gets
+the same marks on every run and every machine.
+
+Like ``zygote_isolation``, this runs in the program's own process (the fork server's child, or the
+bootstrap of a new interpreter), never imported by the grader: it imports only the standard library.
+The grader derives each run's seed from the submission's content, the case and the repeat's index
+(``grading.run_seed``), so repeats of a case still see different streams.
+
+Seeded here: the ``random`` module's functions, every ``random.Random()`` made without a seed,
+``os.urandom`` and what draws on it (``random.SystemRandom``, ``secrets``, ``uuid.uuid4``, the names
+``tempfile`` makes). String hashing (the order of a set of strings) is fixed for every run by
+``PYTHONHASHSEED=0`` where the interpreter starts. A program that seeds from the clock
+(``random.seed(time.time())``) stays random: nothing can make the clock repeat.
+"""
+
+import hashlib
+import os
+import random
+
+
+class _Stream:
+    """Bytes that look random and follow from ``seed`` alone (SHAKE-256 over a counter)."""
+
+    def __init__(self, seed):
+        self._seed = seed.encode("utf-8", "surrogatepass")
+        self._counter = 0
+
+    def take(self, size):
+        self._counter += 1
+        return hashlib.shake_256(b"%d:" % self._counter + self._seed).digest(size) if size > 0 else b""
+
+
+def seed_everything(seed):
+    """Make every source of randomness named above a function of ``seed`` (a string), in this process."""
+    stream = _Stream(seed)
+
+    def urandom(size):
+        """Like os.urandom: ``size`` bytes, here from the run's seed."""
+        if size < 0:
+            raise ValueError("negative argument not allowed")
+        return stream.take(size)
+
+    os.urandom = urandom
+    if hasattr(random, "_urandom"):
+        random._urandom = urandom  # SystemRandom (and so secrets) draws through this name
+    unseeded = random.Random.seed
+
+    def seed_method(self, a=None, version=2):
+        if a is None:  # "seed from the operating system": from the run's stream instead
+            a = int.from_bytes(stream.take(32), "big")
+        unseeded(self, a, version)
+
+    random.Random.seed = seed_method
+    # The module's functions are methods of one hidden instance, bound when ``random`` was imported.
+    random.seed = random._inst.seed
+    random.seed(seed)
