@@ -32,12 +32,16 @@ from grader.sandbox import Plan, Protections, plan
 
 __all__ = ["END_OF_INPUT", "EndOfInput", "Program", "ProcessRunner", "Runner", "RunnerFailure", "Session"]
 
-# Runs in the new interpreter before the student's code: the limits (memory on top of what the
+# Runs in the new interpreter before the student's code: its randomness from the run's seed (first,
+# so that what it loads counts before the limits), the limits (memory on top of what the
 # interpreter has mapped, as in the fork server), the run's own user id when the grader is root,
 # the working folder first on sys.path (a file may import the exercise files copied beside it),
 # then the file as __main__. Set here rather than in preexec_fn, which is unsafe with threads.
 _BOOTSTRAP = """\
 import os, sys
+_seeding = {{}}
+exec(compile({seeding!r}, "seeded_randomness.py", "exec"), _seeding)
+_seeding["seed_everything"]({seed!r})
 try:
     import resource
 except ImportError:
@@ -73,9 +77,6 @@ import signal
 # At the time limit the grader sends SIGUSR1: the program writes where it is (its stack) to stderr.
 if hasattr(signal, "SIGUSR1"):
     faulthandler.register(signal.SIGUSR1, all_threads=True)
-_seeding = {{}}
-exec(compile({seeding!r}, "seeded_randomness.py", "exec"), _seeding)
-_seeding["seed_everything"]({seed!r})
 sys.argv = [{script!r}]
 sys.path.insert(0, {folder!r})
 del sys, os, resource, _uid, _seeding

@@ -4,7 +4,7 @@ This file runs on its own in the interpreter that grades submissions (``python -
 with this source), never imported by the grader, so it imports nothing from ``grader``. It has
 already imported the modules submissions commonly use; for each request it forks one child that
 becomes the student's program: a new session, the limits, namespaces of its own (IPC, mounts,
-processes: the program then runs two forks further down, see ``zygote_isolation.below_an_init``)
+processes: the program then runs two forks further down, see ``zygote_isolation.isolate``)
 and a user id of its own where it can, the standard streams the grader sent, its randomness from the run's seed,
 and the file run as ``__main__``.
 
@@ -192,8 +192,7 @@ def _child(request, fds, keep_closed):
         if uid is not None and os.getuid() == 0:
             isolation.end_leftovers(uid)
         if request.get("isolate"):
-            isolation.isolate(request["isolate"], folder)
-            isolation.below_an_init(request["isolate"])  # from here on, this is the program's process
+            isolation.isolate(request["isolate"], folder)  # from here on, this is the program's process
         if uid is not None and os.getuid() == 0:
             isolation.become(uid)
         os.environ["HOME"] = os.environ["TMPDIR"] = folder  # the rest was set when the server started

@@ -33,48 +33,33 @@ def _check(result, what):
 
 
 def isolate(mode, folder):
-    """Give this process's run its own IPC, mount and process namespaces, and empty private /tmp,
-    /var/tmp and /dev/shm. Call ``below_an_init`` next: the new process namespace is for children.
+    """Give this run namespaces of its own, and return in the process that becomes the program.
 
     ``mode`` "root": the server has the privilege; "userns": a user namespace of our own gives it
     (the user id maps to itself, and the privilege is dropped again before the program runs).
-    The run's ``folder`` stays where it was (bound back into the new /tmp if it was under it), and
-    it is the only run folder left in view. Raises OSError when it cannot be done.
+
+    The program runs as the second process of a new process namespace, below an init of its own
+    (pid 1), with its own mount and IPC namespaces: empty private /tmp, /var/tmp and /dev/shm, the
+    run's ``folder`` where it was (bound back into the new /tmp if it was under it, the only run
+    folder left in view), and a /proc that lists the namespace's processes only. This process and
+    the init never return: the init reaps, and this one ends as the program did (same exit code or
+    signal) as soon as it ends, so whoever waits for this process sees the program's own end.
+
+    Why: in a namespace of its own a program cannot name, signal or trace any process outside it
+    (the grader, the fork server, a classmate's run); shared memory and files in /tmp cannot carry
+    anything into a later run; and when its init ends every process left in the namespace is
+    killed, strays that left the program's session included. The program is not the init itself:
+    an init ignores the signals it has no handler for, even SIGKILL sent to itself. The mount and
+    IPC namespaces belong to the init, whose end (the kernel's slow part: it waits for readers of
+    the mount table to finish) comes after this process has reported the program's end.
+    Raises OSError when the namespaces cannot be made.
     """
-    libc = _LIBC
     uid, gid = os.getuid(), os.getgid()
-    flags = _CLONE_NEWNS | _CLONE_NEWIPC | _CLONE_NEWPID | (_CLONE_NEWUSER if mode == "userns" else 0)
-    _check(libc.unshare(flags), "unshare")
+    _check(_LIBC.unshare(_CLONE_NEWPID | (_CLONE_NEWUSER if mode == "userns" else 0)), "unshare")
     if mode == "userns":
         for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
             with open(f"/proc/self/{name}", "w") as handle:
                 handle.write(text)
-    _check(libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate /")
-    # opened in the new namespace (a bind from a mount of the old one is refused), before /tmp is covered
-    keep = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    for private in _PRIVATE_FOLDERS:
-        if os.path.isdir(private):
-            target = private.encode()
-            _check(libc.mount(b"tmpfs", target, b"tmpfs", _MS_NOSUID | _MS_NODEV, _TMPFS_OPTIONS), "mount " + private)
-            if folder.startswith(private + "/"):
-                os.makedirs(folder, mode=0o711)
-                source = f"/proc/self/fd/{keep}".encode()
-                _check(libc.mount(source, folder.encode(), None, _MS_BIND | _MS_REC, None), "mount --bind " + folder)
-    os.close(keep)
-
-
-def below_an_init(mode):
-    """After ``isolate``: start the run's process namespace and return in the process that becomes
-    the program (its pid 2). This process and the namespace's first one (pid 1, its init) never
-    return: the init reaps, and this one ends as the program did (same exit code or signal), so
-    whoever waits for this process sees the program's own end.
-
-    Why: in a namespace of its own a program cannot name, signal or trace any process outside it
-    (the grader, the fork server, a classmate's run), and when its init ends every process left in
-    the namespace is killed, strays that left the program's session included. The program is not
-    the init itself: an init ignores the signals it has no handler for, even SIGKILL sent to itself.
-    Raises OSError when the namespace cannot be started.
-    """
     # The grader's "where are you" signal is for the program only (restored there).
     faulthandler.unregister(signal.SIGUSR1)
     signal.signal(signal.SIGUSR1, signal.SIG_IGN)
@@ -85,12 +70,14 @@ def below_an_init(mode):
         _relay(init, status_read)
     os.close(status_read)
     try:
+        _private_folders(folder)
         _fresh_proc()
         if mode == "userns":
             _drop_capabilities(_LIBC)
         program = os.fork()
-    except BaseException:
-        os._exit(127)
+    except BaseException as error:  # said on the program's stderr, as any failure to start it
+        os.write(2, f"nim-grader: the program could not be started: {error!r}\n".encode())
+        os._exit(1)
     if program == 0:
         os.close(status_write)
         faulthandler.register(signal.SIGUSR1, all_threads=True)
@@ -106,6 +93,24 @@ def below_an_init(mode):
             os._exit(0)
 
 
+def _private_folders(folder):
+    """New mount and IPC namespaces with empty /tmp, /var/tmp and /dev/shm, ``folder`` kept in view."""
+    libc = _LIBC
+    _check(libc.unshare(_CLONE_NEWNS | _CLONE_NEWIPC), "unshare")
+    _check(libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate /")
+    # opened in the new namespace (a bind from a mount of the old one is refused), before /tmp is covered
+    keep = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    for private in _PRIVATE_FOLDERS:
+        if os.path.isdir(private):
+            target = private.encode()
+            _check(libc.mount(b"tmpfs", target, b"tmpfs", _MS_NOSUID | _MS_NODEV, _TMPFS_OPTIONS), "mount " + private)
+            if folder.startswith(private + "/"):
+                os.makedirs(folder, mode=0o711)
+                source = f"/proc/self/fd/{keep}".encode()
+                _check(libc.mount(source, folder.encode(), None, _MS_BIND | _MS_REC, None), "mount --bind " + folder)
+    os.close(keep)
+
+
 def _fresh_proc():
     """/proc for the new namespace: its own processes only. Where that mount is refused (a
     sandbox's /proc partly covered), an empty one: a host's /proc would name the grader's processes
@@ -117,7 +122,7 @@ def _fresh_proc():
 
 
 def _relay(init, status_read):
-    """Wait for the init to end and end as the program did (its status came through the pipe)."""
+    """End as the program did (its status comes through the pipe) or, failing that, as the init did."""
     _quiet()
     received = b""
     while len(received) < 4:
@@ -125,8 +130,10 @@ def _relay(init, status_read):
         if not chunk:
             break
         received += chunk
-    _, own = os.waitpid(init, 0)
-    status = struct.unpack("i", received)[0] if len(received) == 4 else own
+    if len(received) == 4:
+        status = struct.unpack("i", received)[0]  # the init ends by itself (the server reaps it)
+    else:
+        status = os.waitpid(init, 0)[1]  # the init ended before the program did: its end is the run's
     if os.WIFEXITED(status):
         os._exit(os.WEXITSTATUS(status))
     number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else signal.SIGKILL
@@ -164,8 +171,7 @@ def mode_here(work_root):
         pid = os.fork()
         if pid == 0:
             try:
-                isolate(mode, work_root)
-                below_an_init(mode)  # returns in the would-be program: pid 2, only its own in /proc
+                isolate(mode, work_root)  # returns in the would-be program: pid 2, only its own in /proc
                 seen = {name for name in os.listdir("/proc") if name.isdigit()}
                 os.listdir(work_root)
                 os._exit(0 if os.getpid() == 2 and seen <= {"1", "2"} else 1)
