@@ -29,6 +29,7 @@ from grader.model import (
     TaskResult,
     Verdict,
 )
+from grader.repeats import run_repeats
 from grader.source import inspect_source, main_block_advice
 from grader.submission_files import FileRead, Kind, is_regular_file, read_files, staged
 
@@ -44,6 +45,7 @@ class GradingContext:
     course: Optional[Path] = None  # where the exercise files (stubs) are, to compare with
     task_ids: Tuple[str, ...] = ()  # every task of the course (for messages about imports)
     shrink: bool = True  # look for a smaller failing input when a generated case fails
+    stop_when_random: bool = True  # a repeated case stops once it has seen min_distinct right answers
 
 
 def grade_file(
@@ -165,25 +167,18 @@ def program_for(task: Task, path: Path, python: str) -> Tuple[Program, Tuple[str
 
 
 def grade_case(case: Case, program: Program, context: GradingContext, shown: str, parallel_runs: int = 1) -> CaseResult:
-    """Run ``program`` on one case (``repeat`` times, up to ``parallel_runs`` at once) and decide.
+    """Run ``program`` on one case (up to ``repeat`` times, up to ``parallel_runs`` at once) and decide.
 
-    The first run that is not accepted decides; when all are, ``min_distinct`` asks for enough
-    different answers among them.
+    Every run is checked, and the first run that is not accepted decides. With ``min_distinct``,
+    the runs stop as soon as that many different right answers have appeared (``repeats``); a
+    program that gives fewer over all ``repeat`` runs gets wrong_answer.
     """
     checker = context.checkers.get(case.checker)
 
     def one(run_index: int) -> CaseResult:
         return _one_run(case, checker, program, context, shown, run_index)
 
-    if case.repeat > 1 and parallel_runs > 1:
-        with ThreadPoolExecutor(max_workers=min(parallel_runs, case.repeat)) as pool:
-            results = list(pool.map(one, range(case.repeat)))
-    else:
-        results = []
-        for run in range(case.repeat):
-            results.append(one(run))
-            if not results[-1].accepted:
-                break
+    results = run_repeats(one, case, parallel_runs, context.stop_when_random)
     for run, result in enumerate(results, start=1):
         if not result.accepted:
             if case.repeat > 1 and not case.hidden:

@@ -144,6 +144,15 @@ def wrong_solutions(course: Path, task_id: str) -> List[WrongSolution]:
     return [read_wrong_solution(task_id, p) for p in sorted(folder.glob("*.py"))] if folder.is_dir() else []
 
 
+def full_strength(context: GradingContext) -> GradingContext:
+    """``context`` as verify grades with it: known-wrong solutions need verdicts, not small inputs
+    (no shrinking); and every run of a repeated case runs, even after ``min_distinct`` different
+    right answers, so that a mistake that shows in some runs only (a random 0 taken from a row) is
+    caught as surely as the case can, and a header's verdict holds on every verify, not only when
+    the mistake happens to show before enough different answers have."""
+    return replace(context, shrink=False, stop_when_random=False)
+
+
 def grade_beside_reference(task: Task, source: Path, course: Path, context: GradingContext) -> TaskResult:
     """Grade ``source`` as ``task``, next to the reference solutions of the files it may import."""
     with tempfile.TemporaryDirectory(prefix="nim-grader-verify-") as folder:
@@ -161,8 +170,9 @@ def grade_until_decided(task: Task, wrong: WrongSolution, course: Path, context:
     first that is not accepted (that decides the verdict), and the cases it names in caught-by.
 
     Faster than all cases for a solution that runs into the time limit; the kill matrix needs all.
+    Graded as ``full_strength`` says.
     """
-    context = replace(context, shrink=False)
+    context = full_strength(context)
     step = max(2, context.jobs)
     graded = []
     for start in range(0, len(task.cases), step):
@@ -208,7 +218,7 @@ def verify_course(
     """Run every check of the module docstring over ``course``; raises ``GraderError`` only when
     the test case files do not load (the other problems are findings)."""
     say = progress or (lambda _: None)
-    context = replace(context, shrink=False)  # known-wrong solutions need verdicts, not small inputs
+    context = full_strength(context)
     tasks = load_course(course)
     findings: List[Finding] = []
     weak: List[Finding] = []
