@@ -29,6 +29,7 @@ from grader.model import (
     TaskResult,
     Verdict,
 )
+from grader.quick_feedback import TimeoutGate
 from grader.repeats import run_repeats
 from grader.source import inspect_source, main_block_advice
 from grader.submission_files import FileRead, Kind, is_regular_file, read_files, staged
@@ -46,6 +47,7 @@ class GradingContext:
     task_ids: Tuple[str, ...] = ()  # every task of the course (for messages about imports)
     shrink: bool = True  # look for a smaller failing input when a generated case fails
     stop_when_random: bool = True  # a repeated case stops once it has seen min_distinct right answers
+    quick_feedback: bool = False  # check only: after two time-outs in a task, its other cases are not_run
 
 
 def grade_file(
@@ -79,6 +81,8 @@ def grade_submission(
 
     Their bytes are staged in a private folder and the program runs from there, so the runner only
     copies the grader's own files. A file that could not be used is that task's result, with why.
+    With ``context.quick_feedback`` (``check``), the cases after the second that runs out of time
+    are ``not_run`` (``quick_feedback``).
     """
     known = known or {}
     if main.kind is not Kind.READ:
@@ -94,6 +98,7 @@ def grade_submission(
     if not data.strip():
         notes += ("Your file is empty: start from the exercise file, which has the main block the grader talks to.",)
     todo = [case for case in task.cases if case.name not in known]
+    gate = TimeoutGate(task.cases, known, context.quick_feedback)
     with staged({run_name: data, **{c.name: c.data for c in usable}}) as folder:
         program = Program(
             python=context.python,
@@ -103,9 +108,9 @@ def grade_submission(
             own_modules=task.uses_files,
         )
         with ThreadPoolExecutor(max_workers=max(1, context.jobs)) as pool:
-            ran = dict(zip((c.name for c in todo), pool.map(lambda c: grade_case(c, program, context, shown), todo)))
+            ran = gate.kept(todo, pool.map(lambda c: gate.run(c, lambda: grade_case(c, program, context, shown)), todo))
         ran = {name: _with_shrunk(task, r, program, context, shown) for name, r in ran.items()}
-    results = [ran[c.name] if c.name in ran else known[c.name] for c in task.cases]
+    results = [ran.get(c.name) or known.get(c.name) or gate.not_run(c) for c in task.cases]
     if any(r.verdict is Verdict.NO_OUTPUT for r in results):
         results = _explain_silence(results, data, _stub(context, task))
     return TaskResult(task=task, file=shown, cases=tuple(results), notes=notes)

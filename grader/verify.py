@@ -127,10 +127,12 @@ def read_wrong_solution(task_id: str, path: Path) -> WrongSolution:
         try:
             verdicts.append(Verdict(word))
         except ValueError:
-            names = ", ".join(v.value for v in Verdict if v is not Verdict.ACCEPTED)
+            names = ", ".join(v.value for v in Verdict if v not in (Verdict.ACCEPTED, Verdict.NOT_RUN))
             problem = f"declares the verdict '{word}', which does not exist (one of: {names})"
     if Verdict.ACCEPTED in verdicts:
         problem = "declares 'accepted': a known-wrong solution must be rejected"
+    if Verdict.NOT_RUN in verdicts:
+        problem = "declares 'not_run', which only check gives (to cases it skips): declare the verdict of the mistake"
     if problem:
         verdicts = []
     caught = tuple(name.strip() for name in fields.get("caught-by", "").split(";") if name.strip())
