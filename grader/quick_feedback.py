@@ -35,7 +35,6 @@ class TimeoutGate:
         self._timed_out = {self._order[n] for n, r in known.items() if n in self._order and _timed_out(r)}
         self._running: Set[int] = set()
         self._changed = threading.Condition()
-        self._cut: Optional[int] = None  # index of the time-out after which nothing counts
 
     def run(self, case: Case, grade: Callable[[], CaseResult]) -> Optional[CaseResult]:
         """``grade()``'s result for ``case``, or None when the case is not to run."""
@@ -96,5 +95,5 @@ def not_run_message(first: str, second: str) -> str:
     return (
         f"Not run: your program ran out of time on '{first}' and on '{second}', so the rest of this task's "
         "cases were left out to give you feedback sooner. Fix the loop first (the messages of those two cases "
-        "say where it was), then check again; 'python -m grader check --all' runs every case."
+        "say more), then check again; 'python -m grader check --all' runs every case."
     )
