@@ -57,6 +57,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--json", action="store_true", help="print the JSON results on standard output")
     check.add_argument("--watch", action="store_true", help="grade again whenever a file is saved (Ctrl-C stops)")
+    check.add_argument(
+        "--all",
+        action="store_true",
+        help="run every case, even after a program has run out of time on two cases of a task "
+        "(without it, the rest of that task's cases are not run, for quicker feedback)",
+    )
     _shared_options(check, "testcases/", "the submissions")
     verify = commands.add_parser(
         "verify",
@@ -164,6 +170,7 @@ def _check(args) -> int:
             course=course,
             task_ids=tuple(sorted(tasks)),
             runner=runner,
+            quick_feedback=not args.all,
         )
         note = f"graded with Python {version} · {runner.protections(args.python).describe()}"
         return _grade_and_report(args, pairs, notes, context, note)

@@ -30,6 +30,8 @@ from grader.model import (
     TaskResult,
     Verdict,
 )
+from grader.quick_feedback import TimeoutGate
+from grader.repeats import run_repeats
 from grader.source import inspect_source, main_block_advice
 from grader.submission_files import FileRead, Kind, is_regular_file, read_files, staged
 
@@ -45,6 +47,8 @@ class GradingContext:
     course: Optional[Path] = None  # where the exercise files (stubs) are, to compare with
     task_ids: Tuple[str, ...] = ()  # every task of the course (for messages about imports)
     shrink: bool = True  # look for a smaller failing input when a generated case fails
+    stop_when_random: bool = True  # a repeated case stops once it has seen min_distinct right answers
+    quick_feedback: bool = False  # check only: after two time-outs in a task, its other cases are not_run
 
 
 def grade_file(
@@ -78,6 +82,8 @@ def grade_submission(
 
     Their bytes are staged in a private folder and the program runs from there, so the runner only
     copies the grader's own files. A file that could not be used is that task's result, with why.
+    With ``context.quick_feedback`` (``check``), the cases after the second that runs out of time
+    are ``not_run`` (``quick_feedback``).
     """
     known = known or {}
     if main.kind is not Kind.READ:
@@ -93,6 +99,7 @@ def grade_submission(
     if not data.strip():
         notes += ("Your file is empty: start from the exercise file, which has the main block the grader talks to.",)
     todo = [case for case in task.cases if case.name not in known]
+    gate = TimeoutGate(task.cases, known, context.quick_feedback)
     with staged({run_name: data, **{c.name: c.data for c in usable}}) as folder:
         program = Program(
             python=context.python,
@@ -103,9 +110,9 @@ def grade_submission(
             seed=content_seed([(run_name, data), *((c.name, c.data) for c in usable)]),
         )
         with ThreadPoolExecutor(max_workers=max(1, context.jobs)) as pool:
-            ran = dict(zip((c.name for c in todo), pool.map(lambda c: grade_case(c, program, context, shown), todo)))
+            ran = gate.kept(todo, pool.map(lambda c: gate.run(c, lambda: grade_case(c, program, context, shown)), todo))
         ran = {name: _with_shrunk(task, r, program, context, shown) for name, r in ran.items()}
-    results = [ran[c.name] if c.name in ran else known[c.name] for c in task.cases]
+    results = [ran.get(c.name) or known.get(c.name) or gate.not_run(c) for c in task.cases]
     if any(r.verdict is Verdict.NO_OUTPUT for r in results):
         results = _explain_silence(results, data, _stub(context, task))
     return TaskResult(task=task, file=shown, cases=tuple(results), notes=notes)
@@ -185,25 +192,18 @@ def program_for(task: Task, path: Path, python: str) -> Tuple[Program, Tuple[str
 
 
 def grade_case(case: Case, program: Program, context: GradingContext, shown: str, parallel_runs: int = 1) -> CaseResult:
-    """Run ``program`` on one case (``repeat`` times, up to ``parallel_runs`` at once) and decide.
+    """Run ``program`` on one case (up to ``repeat`` times, up to ``parallel_runs`` at once) and decide.
 
-    The first run that is not accepted decides; when all are, ``min_distinct`` asks for enough
-    different answers among them.
+    Every run is checked, and the first run that is not accepted decides. With ``min_distinct``,
+    the runs stop as soon as that many different right answers have appeared (``repeats``); a
+    program that gives fewer over all ``repeat`` runs gets wrong_answer.
     """
     checker = context.checkers.get(case.checker)
 
     def one(run_index: int) -> CaseResult:
         return _one_run(case, checker, program, context, shown, run_index)
 
-    if case.repeat > 1 and parallel_runs > 1:
-        with ThreadPoolExecutor(max_workers=min(parallel_runs, case.repeat)) as pool:
-            results = list(pool.map(one, range(case.repeat)))
-    else:
-        results = []
-        for run in range(case.repeat):
-            results.append(one(run))
-            if not results[-1].accepted:
-                break
+    results = run_repeats(one, case, parallel_runs, context.stop_when_random)
     for run, result in enumerate(results, start=1):
         if not result.accepted:
             if case.repeat > 1 and not case.hidden:

@@ -20,6 +20,7 @@ from grader.course_files import MAX_DATA_BYTES, CourseFileLimit, inside, read_te
 from grader.course_files import LineMapping as _Mapping
 from grader.errors import CaseFileError
 from grader.model import Case, Generated, Limits, Mistake, Rule, Task
+from grader.repeats import repeat_needed
 from grader.rules import OPERATORS
 
 DEFAULT_LIMITS = Limits()
@@ -380,6 +381,15 @@ class _Validator:
                 item.key_lines["min_distinct"],
                 f"'min_distinct' {label} must be between 1 and 'repeat' ({repeat}): the runs are where "
                 "different answers can appear",
+            )
+        needed = repeat_needed(min_distinct)
+        if repeat < needed:
+            self.fail(
+                item.key_lines.get("repeat", item.line),
+                f"'repeat' {label} must be at least {needed} with 'min_distinct' {min_distinct}: in {repeat} "
+                f"run{'s' if repeat != 1 else ''}, a correct solution that picks its answer at random shows fewer "
+                f"than {min_distinct} different answers, and fails, more often than once in 2**20 gradings (see "
+                "'Random answers' in docs/testcases.md)",
             )
         return repeat, min_distinct
 

@@ -24,6 +24,7 @@ class Verdict(str, enum.Enum):
     NO_OUTPUT = "no_output"
     SYNTAX_ERROR = "syntax_error"
     RULE_VIOLATION = "rule_violation"
+    NOT_RUN = "not_run"  # only in check: skipped once a program has run out of time on two cases
 
     @property
     def label(self) -> str:
@@ -47,6 +48,7 @@ _LABELS = {
     Verdict.NO_OUTPUT: "printed nothing",
     Verdict.SYNTAX_ERROR: "does not compile",
     Verdict.RULE_VIOLATION: "breaks a rule of the exercise",
+    Verdict.NOT_RUN: "not run",
 }
 
 
@@ -61,6 +63,7 @@ _PHRASES = {
     Verdict.NO_OUTPUT: "printed nothing",
     Verdict.SYNTAX_ERROR: "does not compile",
     Verdict.RULE_VIOLATION: "breaks a rule of the exercise",
+    Verdict.NOT_RUN: "was not run",
 }
 
 

@@ -28,6 +28,8 @@ _CONTEXT_LINES = 15
 _TAIL_LINES = 5
 # A line longer than this is shown cut (a whole answer printed on one line can be megabytes long).
 _LINE_CHARS = 2000
+# Verdicts of a hidden case that are no hidden failure: it passed, or it was not run.
+_NOT_FAILED = (Verdict.ACCEPTED, Verdict.NOT_RUN)
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,7 @@ class CaseView:
     actual_lines: Tuple[ShownLine, ...]
     expected_alternatives: int
     missing_final_newline: bool
+    ran: bool = True  # False for a not_run case: nothing to show but why
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,7 @@ class TaskView:
     passed: int
     failed_hidden: int
     first_failing: Optional[CaseView]
+    not_run_note: str = ""  # why some cases were not run, and how to run them all
 
 
 @functools.lru_cache(maxsize=1)
@@ -134,7 +138,8 @@ def task_view(result: TaskResult, page: str) -> TaskView:
     first_failing = next((i for i, c in enumerate(result.cases) if not c.accepted), None)
     views = []
     for index, case in enumerate(result.cases):
-        show = not case.case.hidden
+        ran = case.verdict is not Verdict.NOT_RUN
+        show = not case.case.hidden and ran
         diff = case.difference
         views.append(
             CaseView(
@@ -147,6 +152,7 @@ def task_view(result: TaskResult, page: str) -> TaskView:
                 actual_lines=_marked(case.actual, diff) if show else (),
                 expected_alternatives=max(len(case.case.expected) - 1, 0),
                 missing_final_newline=bool(case.actual) and not case.actual.endswith("\n"),
+                ran=ran,
             )
         )
     return TaskView(
@@ -154,8 +160,21 @@ def task_view(result: TaskResult, page: str) -> TaskView:
         page=page,
         cases=tuple(views),
         passed=sum(1 for c in result.cases if c.accepted),
-        failed_hidden=sum(1 for c in result.cases if c.case.hidden and not c.accepted),
+        failed_hidden=sum(1 for c in result.cases if c.case.hidden and c.verdict not in _NOT_FAILED),
         first_failing=views[first_failing] if first_failing is not None else None,
+        not_run_note=not_run_note(result),
+    )
+
+
+def not_run_note(result: TaskResult) -> str:
+    """The sentence for a task some of whose cases ``check`` did not run ("" when it ran them all)."""
+    skipped = sum(1 for c in result.cases if c.verdict is Verdict.NOT_RUN)
+    if not skipped:
+        return ""
+    cases = "case was" if skipped == 1 else "cases were"
+    return (
+        f"{skipped} {cases} not run: your program ran out of time on two cases, which usually means a loop "
+        "that never ends. Fix the loop first, then check again; 'python -m grader check --all' runs every case."
     )
 
 
@@ -283,6 +302,7 @@ def terminal_table(results: Sequence[TaskResult], report: Optional[Path] = None)
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths)) + "  " + row[3] for row in rows]
     lines = [line.rstrip() for line in lines]
+    lines += [f"{r.task.id}: {not_run_note(r)}" for r in results if not_run_note(r)]
     if report is not None:
         lines.append(f"Report: {report}")
     return "\n".join(lines)

@@ -127,10 +127,12 @@ def read_wrong_solution(task_id: str, path: Path) -> WrongSolution:
         try:
             verdicts.append(Verdict(word))
         except ValueError:
-            names = ", ".join(v.value for v in Verdict if v is not Verdict.ACCEPTED)
+            names = ", ".join(v.value for v in Verdict if v not in (Verdict.ACCEPTED, Verdict.NOT_RUN))
             problem = f"declares the verdict '{word}', which does not exist (one of: {names})"
     if Verdict.ACCEPTED in verdicts:
         problem = "declares 'accepted': a known-wrong solution must be rejected"
+    if Verdict.NOT_RUN in verdicts:
+        problem = "declares 'not_run', which only check gives (to cases it skips): declare the verdict of the mistake"
     if problem:
         verdicts = []
     caught = tuple(name.strip() for name in fields.get("caught-by", "").split(";") if name.strip())
@@ -142,6 +144,15 @@ def wrong_solutions(course: Path, task_id: str) -> List[WrongSolution]:
     """The known-wrong solutions of a task, in name order."""
     folder = course / "solutions" / "wrong" / task_id
     return [read_wrong_solution(task_id, p) for p in sorted(folder.glob("*.py"))] if folder.is_dir() else []
+
+
+def full_strength(context: GradingContext) -> GradingContext:
+    """``context`` as verify grades with it: known-wrong solutions need verdicts, not small inputs
+    (no shrinking); and every run of a repeated case runs, even after ``min_distinct`` different
+    right answers, so that a mistake that shows in some runs only (a random 0 taken from a row) is
+    caught as surely as the case can, and a header's verdict holds on every verify, not only when
+    the mistake happens to show before enough different answers have."""
+    return replace(context, shrink=False, stop_when_random=False)
 
 
 def grade_beside_reference(task: Task, source: Path, course: Path, context: GradingContext) -> TaskResult:
@@ -161,8 +172,9 @@ def grade_until_decided(task: Task, wrong: WrongSolution, course: Path, context:
     first that is not accepted (that decides the verdict), and the cases it names in caught-by.
 
     Faster than all cases for a solution that runs into the time limit; the kill matrix needs all.
+    Graded as ``full_strength`` says.
     """
-    context = replace(context, shrink=False)
+    context = full_strength(context)
     step = max(2, context.jobs)
     graded = []
     for start in range(0, len(task.cases), step):
@@ -208,7 +220,7 @@ def verify_course(
     """Run every check of the module docstring over ``course``; raises ``GraderError`` only when
     the test case files do not load (the other problems are findings)."""
     say = progress or (lambda _: None)
-    context = replace(context, shrink=False)  # known-wrong solutions need verdicts, not small inputs
+    context = full_strength(context)
     tasks = load_course(course)
     findings: List[Finding] = []
     weak: List[Finding] = []

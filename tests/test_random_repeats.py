@@ -1,0 +1,210 @@
+"""Random answers (``repeat``, ``min_distinct``): a repeated case stops once randomness is shown.
+
+Runs are counted with runner wrappers: a counting one around the session's real runner, and a
+scripted one that answers from a list, for run orders that chance would rarely give.
+"""
+
+from __future__ import annotations
+
+import textwrap
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from conftest import PROJECT, mutate, solution
+from grader.errors import CaseFileError
+from grader.grading import grade_case, grade_file, program_for
+from grader.loader import load_task
+from grader.model import RunResult, Verdict
+from grader.repeats import log2_chance_too_few, repeat_needed
+from grader.verify import grade_until_decided, read_wrong_solution
+
+THREE_MOVES = "[27, 8, 3, 29]"  # winning moves [1, 5], [2, 3] and [4, 13]
+GOOD_ROWS = "        index = random.choice(good_rows)\n"
+
+
+class CountingRunner:
+    """The real runner, counting the programs it runs (from several threads)."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.runs = 0
+        self._lock = threading.Lock()
+
+    def run(self, program, stdin, limits):
+        with self._lock:
+            self.runs += 1
+        return self.inner.run(program, stdin, limits)
+
+    def interact(self, program, session, limits):
+        with self._lock:
+            self.runs += 1
+        return self.inner.interact(program, session, limits)
+
+    def protections(self, python):
+        return self.inner.protections(python)
+
+
+class ScriptedRunner:
+    """Answers run number i with ``answers[i]`` (the last one again past the end) without running
+    anything, and counts the runs."""
+
+    def __init__(self, answers) -> None:
+        self.answers = list(answers)
+        self.runs = 0
+        self._lock = threading.Lock()
+
+    def run(self, program, stdin, limits):
+        with self._lock:
+            answer = self.answers[min(self.runs, len(self.answers) - 1)]
+            self.runs += 1
+        out = (answer + "\n").encode()
+        return RunResult(
+            exit_code=0, signal=None, stdout=out, stderr=b"", stdout_bytes=len(out), stderr_bytes=0, time_s=0.001
+        )
+
+
+def one_case(course, board: str):
+    """The optimal_move task with only the case on ``board``."""
+    task = course["optimal_move"]
+    (case,) = [case for case in task.cases if case.input.strip() == board]
+    return replace(task, cases=(case,))
+
+
+def graded(tmp_path, task, source: str, context):
+    path = tmp_path / "optimal_move.py"
+    path.write_text(source, encoding="utf-8")
+    (result,) = grade_file(task, path, context).cases
+    return result
+
+
+# -- item 2: a correct random solution stops early -----------------------------------------------
+
+
+def test_a_correct_random_solution_is_accepted_after_far_fewer_runs(tmp_path, course, context):
+    counting = CountingRunner(context.runner)
+    task = one_case(course, THREE_MOVES)
+    assert (task.cases[0].repeat, task.cases[0].min_distinct) == (21, 2)
+    result = graded(tmp_path, task, solution("optimal_move"), replace(context, runner=counting))
+    assert result.verdict is Verdict.ACCEPTED, result.message
+    # Two different moves of three end the case; 21 runs in a row would take (1/3)**19 luck.
+    assert 2 <= counting.runs < 21
+
+
+def test_a_board_with_hundreds_of_winning_moves_needs_about_two_runs(tmp_path, course, context):
+    counting = CountingRunner(context.runner)
+    task = course["optimal_move"]
+    (case,) = [case for case in task.cases if case.name.startswith("1,000 rows: one of many")]
+    result = graded(tmp_path, replace(task, cases=(case,)), solution("optimal_move"), replace(context, runner=counting))
+    assert result.verdict is Verdict.ACCEPTED, result.message
+    assert counting.runs <= 5  # 463 winning moves: the second run repeats the first 1 time in 463
+
+
+def test_the_case_stops_at_the_second_different_right_answer(tmp_path, course, context):
+    scripted = ScriptedRunner(["[1, 5]", "[1, 5]", "[2, 3]", "[4, 13]"])
+    result = graded(tmp_path, one_case(course, THREE_MOVES), "", replace(context, runner=scripted))
+    assert result.verdict is Verdict.ACCEPTED
+    assert scripted.runs == 3
+
+
+def test_runs_in_parallel_stop_once_decided(course, context):
+    task = one_case(course, THREE_MOVES)
+    program, _ = program_for(task, PROJECT / "solutions" / "optimal_move.py", context.python)
+    scripted = ScriptedRunner(["[1, 5]", "[2, 3]", "[4, 13]"])
+    result = grade_case(task.cases[0], program, replace(context, runner=scripted), "optimal_move.py", parallel_runs=3)
+    assert result.verdict is Verdict.ACCEPTED
+    assert scripted.runs <= 4  # the first three at once, and at most one started before the news
+
+
+# -- a deterministic or wrong solution is still caught --------------------------------------------
+
+
+def test_a_deterministic_solution_runs_every_run_and_gets_wrong_answer(tmp_path, course, context):
+    counting = CountingRunner(context.runner)
+    source = mutate("optimal_move", GOOD_ROWS, "        index = good_rows[0]\n")
+    result = graded(tmp_path, one_case(course, THREE_MOVES), source, replace(context, runner=counting))
+    assert result.verdict is Verdict.WRONG_ANSWER
+    assert "All 21 runs gave a right answer, but only 1 different one ([1, 5])" in result.message
+    assert counting.runs == 21
+
+
+def test_a_deterministic_solution_in_parallel_runs_every_run(course, context):
+    task = one_case(course, THREE_MOVES)
+    program, _ = program_for(task, PROJECT / "solutions" / "optimal_move.py", context.python)
+    scripted = ScriptedRunner(["[2, 3]"])
+    result = grade_case(task.cases[0], program, replace(context, runner=scripted), "optimal_move.py", parallel_runs=4)
+    assert result.verdict is Verdict.WRONG_ANSWER
+    assert "All 21 runs gave a right answer, but only 1 different one ([2, 3])" in result.message
+    assert scripted.runs == 21
+
+
+def test_a_wrong_answer_on_run_3_fails_the_case(tmp_path, course, context):
+    scripted = ScriptedRunner(["[1, 5]", "[1, 5]", "[2, 2]", "[2, 3]"])
+    result = graded(tmp_path, one_case(course, THREE_MOVES), "", replace(context, runner=scripted))
+    assert result.verdict is Verdict.WRONG_ANSWER
+    assert result.message.startswith("Run 3 of 21: ")
+    assert scripted.runs == 3
+
+
+def test_verify_runs_every_run_so_a_mistake_that_shows_late_is_caught(tmp_path, course, context):
+    # Two different right answers, then a wrong one: a student's check stops after two runs, but
+    # verify must see a known-wrong solution's mistake whenever the case's runs can show it.
+    wrong = tmp_path / "p_late.py"
+    wrong.write_text("# Mistake: wrong on the third run\n# verdict: wrong_answer\n", encoding="utf-8")
+    scripted = ScriptedRunner(["[1, 5]", "[2, 3]", "[9, 9]", "[4, 13]"])
+    task = one_case(course, THREE_MOVES)
+    header = read_wrong_solution("optimal_move", wrong)
+    result = grade_until_decided(task, header, PROJECT, replace(context, runner=scripted))
+    assert result.verdict is Verdict.WRONG_ANSWER
+    assert result.cases[0].message.startswith("Run 3 of 21: ")
+
+
+# -- the bound: how many runs min_distinct needs -------------------------------------------------
+
+
+def test_runs_needed_keep_a_correct_random_solution_failing_at_most_once_in_2_to_the_20():
+    assert [repeat_needed(m) for m in (0, 1, 2, 3, 4)] == [1, 1, 21, 37, 54]
+    assert log2_chance_too_few(21, 2) == pytest.approx(-20)  # the same move 21 times: 2 * 2**-21
+    assert log2_chance_too_few(20, 2) > -20
+    for m in (2, 3, 4, 5):
+        assert log2_chance_too_few(repeat_needed(m), m) <= -20 + 1e-9
+        assert log2_chance_too_few(repeat_needed(m) - 1, m) > -20
+
+
+def write_case(tmp_path: Path, repeat: int, min_distinct: int) -> Path:
+    path = tmp_path / "testcases" / "optimal_move.yaml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(
+        textwrap.dedent(
+            f"""\
+            task: optimal_move
+            checker: optimal_move
+            cases:
+              - name: three winning moves
+                input: '[27, 8, 3, 29]'
+                repeat: {repeat}
+                min_distinct: {min_distinct}
+            """
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.mark.parametrize(("repeat", "min_distinct", "needed"), [(20, 2, 21), (5, 2, 21), (36, 3, 37)])
+def test_the_loader_refuses_too_few_runs_for_min_distinct(tmp_path, context, repeat, min_distinct, needed):
+    path = write_case(tmp_path, repeat, min_distinct)
+    with pytest.raises(CaseFileError) as caught:
+        load_task(path, context.checkers, "testcases/optimal_move.yaml")
+    message = str(caught.value)
+    assert message.startswith("testcases/optimal_move.yaml, line 6: 'repeat' ")  # the line of 'repeat'
+    assert f"must be at least {needed} with 'min_distinct' {min_distinct}" in message
+    assert "2**20" in message
+
+
+@pytest.mark.parametrize(("repeat", "min_distinct"), [(21, 2), (30, 2), (37, 3), (3, 1)])
+def test_the_loader_takes_enough_runs(tmp_path, context, repeat, min_distinct):
+    (case,) = load_task(write_case(tmp_path, repeat, min_distinct), context.checkers).cases
+    assert (case.repeat, case.min_distinct) == (repeat, min_distinct)
