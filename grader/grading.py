@@ -12,7 +12,7 @@ import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping, Optional, Sequence, Tuple
+from typing import Dict, Mapping, Optional, Sequence, Tuple
 
 from grader import diagnose, reference
 from grader.checkers import CheckerRegistry, answer_key, significant_lines
@@ -102,25 +102,30 @@ def grade_submission(
         )
         with ThreadPoolExecutor(max_workers=max(1, context.jobs)) as pool:
             ran = dict(zip((c.name for c in todo), pool.map(lambda c: grade_case(c, program, context, shown), todo)))
-        ran = {name: _with_shrunk(task, r, program, context, shown) for name, r in ran.items()}
+        ran = _with_shrunk(task, ran, program, context, shown)
     results = [ran[c.name] if c.name in ran else known[c.name] for c in task.cases]
     if any(r.verdict is Verdict.NO_OUTPUT for r in results):
         results = _explain_silence(results, data, _stub(context, task))
     return TaskResult(task=task, file=shown, cases=tuple(results), notes=notes)
 
 
-def _with_shrunk(task: Task, result: CaseResult, program: Program, context: GradingContext, shown: str) -> CaseResult:
-    """A failed generated case's message, with the smallest failing input that shrinking found."""
-    if result.accepted or result.case.generated is None or not context.shrink:
-        return result
-    found = reference.shrink(task, result, program, context, shown)
-    if found is None:
-        return result
-    smaller, outcome = found
-    return replace(
-        result,
-        message=f"{result.message} A smaller input that fails too: {smaller.strip()!r}. There: {outcome.message}",
-    )
+def _with_shrunk(
+    task: Task, ran: Mapping[str, CaseResult], program: Program, context: GradingContext, shown: str
+) -> Dict[str, CaseResult]:
+    """The results by case name, each failed generated case's message with the smallest failing
+    input that shrinking found. The file's shrinks share one budget of run time, in case order."""
+    if not context.shrink:
+        return dict(ran)
+    budget = reference.ShrinkBudget()
+    shrunk = {}
+    for name, result in ran.items():
+        found = None if result.accepted else reference.shrink(task, result, program, context, shown, budget)
+        if found is not None:
+            smaller, outcome = found
+            message = f"{result.message} A smaller input that fails too: {smaller.strip()!r}. There: {outcome.message}"
+            result = replace(result, message=message)
+        shrunk[name] = result
+    return shrunk
 
 
 def _stub(context: GradingContext, task: Task) -> Optional[bytes]:
