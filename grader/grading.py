@@ -41,6 +41,9 @@ class GradingContext:
     python: str
     runner: Runner = field(default_factory=SubprocessRunner)
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
+    # Cases of one file run at once (None: ``jobs``). A class run grades ``jobs`` students at once
+    # and sets 1 here, so that no more than ``jobs`` programs run at a time.
+    case_jobs: Optional[int] = None
     course: Optional[Path] = None  # where the exercise files (stubs) are, to compare with
     task_ids: Tuple[str, ...] = ()  # every task of the course (for messages about imports)
     shrink: bool = True  # look for a smaller failing input when a generated case fails
@@ -100,7 +103,7 @@ def grade_submission(
             companions=tuple(folder / c.name for c in usable),
             own_modules=task.uses_files,
         )
-        with ThreadPoolExecutor(max_workers=max(1, context.jobs)) as pool:
+        with ThreadPoolExecutor(max_workers=max(1, context.case_jobs or context.jobs)) as pool:
             ran = dict(zip((c.name for c in todo), pool.map(lambda c: grade_case(c, program, context, shown), todo)))
         ran = _with_shrunk(task, ran, program, context, shown)
     results = [ran[c.name] if c.name in ran else known[c.name] for c in task.cases]
