@@ -7,16 +7,18 @@ reports and reduced to marks as soon as they come back, so memory does not grow 
 and a run that is stopped goes on where it stopped when run again.
 
 With no executor, a pool of threads shares the caller's ``GradingContext`` (one fork server for
-the whole run). Any other ``concurrent.futures`` executor (processes, a Dask cluster) gets
-``grade_remote`` and a picklable ``WorkerSetup``; each unit then sets up its own runner where it
-runs, so a worker needs the grader installed and the course folder at the same path.
+the whole run). Students are the unit of parallelism: ``jobs`` of them are graded at once, each
+running its cases one at a time, so no more than ``jobs`` programs run at a time. Any other
+``concurrent.futures`` executor (processes, a Dask cluster) gets ``grade_remote`` and a picklable
+``WorkerSetup``; each unit then sets up its own runner where it runs (its cases, too, one at a
+time), so a worker needs the grader installed and the course folder at the same path.
 """
 
 from __future__ import annotations
 
 import socket
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
@@ -144,6 +146,7 @@ def grade_remote(setup: WorkerSetup, work: StudentWork) -> Tuple[TaskResult, ...
             python=setup.python,
             runner=runner,
             jobs=setup.jobs,
+            case_jobs=1,  # the executor runs students side by side: their cases run one at a time
             course=course,
             task_ids=setup.task_ids,
             shrink=setup.shrink,
@@ -223,7 +226,9 @@ def grade_class(
     failures: List[str] = []
     if executor is None:
         pool: Executor = ThreadPoolExecutor(max_workers=max(1, context.jobs))
-        submit: Callable[[StudentWork], Future] = lambda work: pool.submit(grade_work, context, work)  # noqa: E731
+        # jobs students at once, each one case at a time: jobs programs at once, not jobs squared
+        each = replace(context, case_jobs=1)
+        submit: Callable[[StudentWork], Future] = lambda work: pool.submit(grade_work, each, work)  # noqa: E731
     else:
         pool = executor
         setup = WorkerSetup(

@@ -13,7 +13,7 @@ import signal
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping, Optional, Sequence, Tuple
+from typing import Dict, Mapping, Optional, Sequence, Tuple
 
 from grader import diagnose, reference
 from grader.checkers import CheckerRegistry, answer_key, significant_lines
@@ -44,6 +44,9 @@ class GradingContext:
     python: str
     runner: Runner = field(default_factory=SubprocessRunner)
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
+    # Cases of one file run at once (None: ``jobs``). A class run grades ``jobs`` students at once
+    # and sets 1 here, so that no more than ``jobs`` programs run at a time.
+    case_jobs: Optional[int] = None
     course: Optional[Path] = None  # where the exercise files (stubs) are, to compare with
     task_ids: Tuple[str, ...] = ()  # every task of the course (for messages about imports)
     shrink: bool = True  # look for a smaller failing input when a generated case fails
@@ -109,9 +112,9 @@ def grade_submission(
             own_modules=task.uses_files,
             seed=content_seed([(run_name, data), *((c.name, c.data) for c in usable)]),
         )
-        with ThreadPoolExecutor(max_workers=max(1, context.jobs)) as pool:
+        with ThreadPoolExecutor(max_workers=max(1, context.case_jobs or context.jobs)) as pool:
             ran = gate.kept(todo, pool.map(lambda c: gate.run(c, lambda: grade_case(c, program, context, shown)), todo))
-        ran = {name: _with_shrunk(task, r, program, context, shown) for name, r in ran.items()}
+        ran = _with_shrunk(task, ran, program, context, shown)
     results = [ran.get(c.name) or known.get(c.name) or gate.not_run(c) for c in task.cases]
     if any(r.verdict is Verdict.NO_OUTPUT for r in results):
         results = _explain_silence(results, data, _stub(context, task))
@@ -136,18 +139,23 @@ def run_seed(seed: str, case: Case, run_index: int) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _with_shrunk(task: Task, result: CaseResult, program: Program, context: GradingContext, shown: str) -> CaseResult:
-    """A failed generated case's message, with the smallest failing input that shrinking found."""
-    if result.accepted or result.case.generated is None or not context.shrink:
-        return result
-    found = reference.shrink(task, result, program, context, shown)
-    if found is None:
-        return result
-    smaller, outcome = found
-    return replace(
-        result,
-        message=f"{result.message} A smaller input that fails too: {smaller.strip()!r}. There: {outcome.message}",
-    )
+def _with_shrunk(
+    task: Task, ran: Mapping[str, CaseResult], program: Program, context: GradingContext, shown: str
+) -> Dict[str, CaseResult]:
+    """The results by case name, each failed generated case's message with the smallest failing
+    input that shrinking found. The file's shrinks share one budget of run time, in case order."""
+    if not context.shrink:
+        return dict(ran)
+    budget = reference.ShrinkBudget()
+    shrunk = {}
+    for name, result in ran.items():
+        found = None if result.accepted else reference.shrink(task, result, program, context, shown, budget)
+        if found is not None:
+            smaller, outcome = found
+            message = f"{result.message} A smaller input that fails too: {smaller.strip()!r}. There: {outcome.message}"
+            result = replace(result, message=message)
+        shrunk[name] = result
+    return shrunk
 
 
 def _stub(context: GradingContext, task: Task) -> Optional[bytes]:

@@ -1,0 +1,75 @@
+"""``--jobs`` in a class run is applied once: ``jobs`` students at once, each one case at a time."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import sys
+import threading
+
+from conftest import PROJECT
+from grader.classgrade import grade_class
+from grader.grading import GradingContext
+from grader.loader import course_checkers, load_course
+from grader.progress import Progress
+
+
+class InFlightRunner:
+    """A runner that records the most programs it had running at once, around a real one."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.now = 0
+        self.most = 0
+        self.runs = 0
+        self._lock = threading.Lock()
+
+    def _around(self, call):
+        with self._lock:
+            self.now += 1
+            self.runs += 1
+            self.most = max(self.most, self.now)
+        try:
+            return call()
+        finally:
+            with self._lock:
+                self.now -= 1
+
+    def run(self, program, stdin, limits):
+        return self._around(lambda: self.inner.run(program, stdin, limits))
+
+    def interact(self, program, session, limits):
+        return self._around(lambda: self.inner.interact(program, session, limits))
+
+    def protections(self, python):
+        return self.inner.protections(python)
+
+
+def test_a_class_graded_with_two_jobs_runs_at_most_two_programs_at_once(tmp_path, context):
+    course = tmp_path / "course"
+    for folder in ("testcases", "exercises", "solutions"):
+        (course / folder).mkdir(parents=True)
+    shutil.copy(PROJECT / "testcases" / "exclusive_or.yaml", course / "testcases")
+    shutil.copy(PROJECT / "exercises" / "exclusive_or.py", course / "exercises")
+    shutil.copy(PROJECT / "solutions" / "exclusive_or.py", course / "solutions")
+    room = tmp_path / "class"
+    for student in ("ann", "ben", "cid"):
+        (room / student).mkdir(parents=True)
+        # Slow enough that runs overlap when the grader lets them; each file differs, as real ones do.
+        (room / student / "exclusive_or.py").write_text(f"import time\n\ntime.sleep(0.2)\nprint(0)  # {student}\n")
+    runner = InFlightRunner(context.runner)
+    tasks = list(load_course(course).values())
+    grading = GradingContext(
+        checkers=course_checkers(course),
+        python=sys.executable,
+        runner=runner,
+        jobs=2,
+        course=course,
+        task_ids=("exclusive_or",),
+    )
+    outcome = grade_class(
+        room, tasks, tmp_path / "out", grading, python_version="3", progress=Progress(3, io.StringIO())
+    )
+    assert len(outcome.students) == 3 and not outcome.grader_failures
+    assert runner.runs == 3 * 4
+    assert runner.most <= 2  # two students at once, each one case at a time (not 2 x 2)
