@@ -226,8 +226,9 @@ def grade_class(
     failures: List[str] = []
     if executor is None:
         pool: Executor = ThreadPoolExecutor(max_workers=max(1, context.jobs))
-        # jobs students at once, each one case at a time: jobs programs at once, not jobs squared
-        each = replace(context, case_jobs=1)
+        # jobs programs at once, not jobs squared: jobs students at once, each one case at a time;
+        # a class smaller than that shares the cores out among its students' cases
+        each = replace(context, case_jobs=max(1, context.jobs // max(1, len(students))))
         submit: Callable[[StudentWork], Future] = lambda work: pool.submit(grade_work, each, work)  # noqa: E731
     else:
         pool = executor

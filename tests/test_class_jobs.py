@@ -45,15 +45,21 @@ class InFlightRunner:
         return self.inner.protections(python)
 
 
-def test_a_class_graded_with_two_jobs_runs_at_most_two_programs_at_once(tmp_path, context):
+def _one_task_course(tmp_path):
     course = tmp_path / "course"
     for folder in ("testcases", "exercises", "solutions"):
         (course / folder).mkdir(parents=True)
     shutil.copy(PROJECT / "testcases" / "exclusive_or.yaml", course / "testcases")
     shutil.copy(PROJECT / "exercises" / "exclusive_or.py", course / "exercises")
     shutil.copy(PROJECT / "solutions" / "exclusive_or.py", course / "solutions")
+    return course
+
+
+def _grade_slow_class(tmp_path, context, students):
+    """Grade ``students`` who each hand in a slow exclusive_or, with jobs=2; the recording runner."""
+    course = _one_task_course(tmp_path)
     room = tmp_path / "class"
-    for student in ("ann", "ben", "cid"):
+    for student in students:
         (room / student).mkdir(parents=True)
         # Slow enough that runs overlap when the grader lets them; each file differs, as real ones do.
         (room / student / "exclusive_or.py").write_text(f"import time\n\ntime.sleep(0.2)\nprint(0)  # {student}\n")
@@ -68,8 +74,18 @@ def test_a_class_graded_with_two_jobs_runs_at_most_two_programs_at_once(tmp_path
         task_ids=("exclusive_or",),
     )
     outcome = grade_class(
-        room, tasks, tmp_path / "out", grading, python_version="3", progress=Progress(3, io.StringIO())
+        room, tasks, tmp_path / "out", grading, python_version="3", progress=Progress(len(students), io.StringIO())
     )
-    assert len(outcome.students) == 3 and not outcome.grader_failures
-    assert runner.runs == 3 * 4
+    assert len(outcome.students) == len(students) and not outcome.grader_failures
+    assert runner.runs == len(students) * 4
+    return runner
+
+
+def test_a_class_graded_with_two_jobs_runs_at_most_two_programs_at_once(tmp_path, context):
+    runner = _grade_slow_class(tmp_path, context, ("ann", "ben", "cid"))
     assert runner.most <= 2  # two students at once, each one case at a time (not 2 x 2)
+
+
+def test_a_class_of_one_still_uses_every_job(tmp_path, context):
+    runner = _grade_slow_class(tmp_path, context, ("ann",))
+    assert runner.most == 2  # one student: its cases share the two jobs
