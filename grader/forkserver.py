@@ -256,7 +256,7 @@ class _Server:
         stderr_read, stderr_write = os.pipe()
         ident = next(self.ids)
         isolate = (self.hello or {}).get("isolation")
-        child = _Child(self, ident, stdin_write, stdout_read, stderr_read, below_an_init=bool(isolate))
+        child = _Child(self, ident, stdin_write, stdout_read, stderr_read, below_an_init=isolate == "userns")
         self.children[ident] = child
         request = {
             "op": "run",

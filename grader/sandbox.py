@@ -37,7 +37,7 @@ class Protections:
     no_network: bool = False
     files_hidden: bool = False  # test cases and reference solutions out of the program's view
     private_tmp: bool = False  # its own /tmp, /var/tmp, /dev/shm and IPC namespace, gone with the run
-    own_processes: bool = False  # its own process namespace: no other process in reach, strays end with it
+    own_processes: bool = False  # no other process in reach: a user id or a process namespace of its own
     strays_killed: bool = False  # processes left behind are found and killed (subreaper)
     note: str = ""  # why the runner gives less than it could (e.g. the fork server did not start)
 
@@ -207,6 +207,7 @@ def with_fork_server(protections: Protections, isolation: Optional[str]) -> Prot
         protections,
         fork_server=True,
         private_tmp=isolated,
-        own_processes=isolated,
+        # out of reach by a user id of its own (root), or by a process namespace of its own
+        own_processes=protections.separate_user or isolation == "userns",
         strays_killed=isolated or Path("/proc/self/task").is_dir(),
     )

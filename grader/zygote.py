@@ -3,10 +3,10 @@
 This file runs on its own in the interpreter that grades submissions (``python -I -X utf8 -c``
 with this source), never imported by the grader, so it imports nothing from ``grader``. It has
 already imported the modules submissions commonly use; for each request it forks one child that
-becomes the student's program: a new session, the limits, namespaces of its own (IPC, mounts,
-processes: the program then runs two forks further down, see ``zygote_isolation.isolate``)
-and a user id of its own where it can, the standard streams the grader sent, its randomness from the run's seed,
-and the file run as ``__main__``.
+becomes the student's program: a new session, the limits, namespaces of its own (IPC, mounts;
+processes where it has no user id of its own: the program then runs two forks further down, see
+``zygote_isolation.isolate``) and a user id of its own where it can, the standard streams the
+grader sent, its randomness from the run's seed, and the file run as ``__main__``.
 
 It never sees test cases, and never reads a student's file: a request names a folder and a file,
 never an input or an answer, and each child reads and compiles its own program. Children are forks

@@ -35,31 +35,35 @@ def _check(result, what):
 def isolate(mode, folder):
     """Give this run namespaces of its own, and return in the process that becomes the program.
 
-    ``mode`` "root": the server has the privilege; "userns": a user namespace of our own gives it
-    (the user id maps to itself, and the privilege is dropped again before the program runs).
+    Every run gets its own mount and IPC namespaces: empty private /tmp, /var/tmp and /dev/shm, and
+    the run's ``folder`` where it was (bound back into the new /tmp if it was under it, the only run
+    folder left in view), so shared memory and files in /tmp cannot carry anything into a later run.
 
-    The program runs as the second process of a new process namespace, below an init of its own
-    (pid 1), with its own mount and IPC namespaces: empty private /tmp, /var/tmp and /dev/shm, the
-    run's ``folder`` where it was (bound back into the new /tmp if it was under it, the only run
-    folder left in view), and a /proc that lists the namespace's processes only. This process and
-    the init never return: the init reaps, and this one ends as the program did (same exit code or
-    signal) as soon as it ends, so whoever waits for this process sees the program's own end.
-
-    Why: in a namespace of its own a program cannot name, signal or trace any process outside it
-    (the grader, the fork server, a classmate's run); shared memory and files in /tmp cannot carry
-    anything into a later run; and when its init ends every process left in the namespace is
-    killed, strays that left the program's session included. The program is not the init itself:
-    an init ignores the signals it has no handler for, even SIGKILL sent to itself. The mount and
-    IPC namespaces belong to the init, whose end (the kernel's slow part: it waits for readers of
-    the mount table to finish) comes after this process has reported the program's end.
-    Raises OSError when the namespaces cannot be made.
+    ``mode`` "root": the server has the privilege, and each run a user id of its own, which keeps
+    every other process out of its reach (it cannot signal or trace them): the program is this
+    process. "userns": the grader is not root and the program runs as its user, so a user
+    namespace of our own gives the privilege (the user id maps to itself, and the privilege is
+    dropped again before the program runs), and a process namespace keeps the other processes out
+    of reach: the program runs as the second process of that namespace, below an init of its own
+    (pid 1), with a /proc that lists the namespace's processes only. This process and the init then
+    never return: the init reaps, and this one ends as the program did (same exit code or signal)
+    as soon as it ends, so whoever waits for this process sees the program's own end. In a
+    namespace of its own a program cannot name, signal or trace any process outside it (the
+    grader, the fork server, a classmate's run), and when its init ends every process left in it is
+    killed. The program is not the init itself: an init ignores the signals it has no handler for,
+    even SIGKILL sent to itself. Its mount and IPC namespaces belong to the init, whose end (the
+    kernel's slow part: it waits for readers of the mount table) comes after this process has
+    reported the program's end. The two forks cost about a millisecond of CPU each, hence root's
+    shorter way. Raises OSError when the namespaces cannot be made.
     """
+    if mode == "root":
+        _private_folders(folder)
+        return
     uid, gid = os.getuid(), os.getgid()
-    _check(_LIBC.unshare(_CLONE_NEWPID | (_CLONE_NEWUSER if mode == "userns" else 0)), "unshare")
-    if mode == "userns":
-        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
-            with open(f"/proc/self/{name}", "w") as handle:
-                handle.write(text)
+    _check(_LIBC.unshare(_CLONE_NEWPID | _CLONE_NEWUSER), "unshare")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as handle:
+            handle.write(text)
     # The grader's "where are you" signal is for the program only (restored there).
     faulthandler.unregister(signal.SIGUSR1)
     signal.signal(signal.SIGUSR1, signal.SIG_IGN)
@@ -72,8 +76,7 @@ def isolate(mode, folder):
     try:
         _private_folders(folder)
         _fresh_proc()
-        if mode == "userns":
-            _drop_capabilities(_LIBC)
+        _drop_capabilities(_LIBC)
         program = os.fork()
     except BaseException as error:  # said on the program's stderr, as any failure to start it
         os.write(2, f"nim-grader: the program could not be started: {error!r}\n".encode())
@@ -171,10 +174,12 @@ def mode_here(work_root):
         pid = os.fork()
         if pid == 0:
             try:
-                isolate(mode, work_root)  # returns in the would-be program: pid 2, only its own in /proc
-                seen = {name for name in os.listdir("/proc") if name.isdigit()}
+                isolate(mode, work_root)  # returns in the would-be program
                 os.listdir(work_root)
-                os._exit(0 if os.getpid() == 2 and seen <= {"1", "2"} else 1)
+                if mode == "userns":  # pid 2 of its own namespace, and only its own in /proc
+                    seen = {name for name in os.listdir("/proc") if name.isdigit()}
+                    os._exit(0 if os.getpid() == 2 and seen <= {"1", "2"} else 1)
+                os._exit(0)
             except BaseException:
                 os._exit(1)
         _, status = os.waitpid(pid, 0)
