@@ -129,7 +129,13 @@ def _shared_options(parser: argparse.ArgumentParser, holds: str, runs: str) -> N
     """--course, --python, --jobs and the hidden --debug, as every grading command has them."""
     parser.add_argument("--course", metavar="DIR", help=f"folder holding {holds} (default: this project)")
     parser.add_argument("--python", default=sys.executable, metavar="EXE", help=f"interpreter that runs {runs}")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="cases run at once")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="programs run at once (grade: students side by side, each one case at a time)",
+    )
     parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
 
