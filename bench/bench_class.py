@@ -1,4 +1,4 @@
-"""Grading a synthetic class with ``python -m grader grade``, as a course team would run it (issue 14's figures).
+"""Grading a synthetic class with ``python -m grader grade``, as a course team would run it.
 
     python bench/bench_class.py [--part all|correct|loop|mix|rerun|repeat|jobs|memory] [--students 300]
                                 [--compare 30] [--seed 1] [--loop-tasks exclusive_or,...]
