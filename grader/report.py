@@ -9,9 +9,10 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shlex
 import tempfile
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import jinja2
@@ -172,9 +173,10 @@ def not_run_note(result: TaskResult) -> str:
     if not skipped:
         return ""
     cases = "case was" if skipped == 1 else "cases were"
+    command = f"python -m grader check {shlex.quote(PurePath(result.file).name)} --all"
     return (
         f"{skipped} {cases} not run: your program ran out of time on two cases, which usually means a loop "
-        "that never ends. Fix the loop first, then check again; 'python -m grader check --all' runs every case."
+        f"that never ends. Fix the loop first, then check again; '{command}' runs every case."
     )
 
 
