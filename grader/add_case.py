@@ -20,9 +20,10 @@ import yaml
 
 from grader.checkers import Checker, quote, significant_lines
 from grader.errors import GraderError, UsageError
-from grader.grading import GradingContext, program_for
+from grader.grading import GradingContext
 from grader.loader import DEFAULT_LIMITS, load_task, read_yaml
 from grader.model import Limits, RunResult, Task, Verdict
+from grader.reference import program_for
 
 DEFAULT_NAME_PREFIX = "added: "
 DEFAULT_NAME_LENGTH = 40  # characters of the input's first line kept in a default name

@@ -33,7 +33,7 @@ from grader.model import (
 from grader.quick_feedback import TimeoutGate
 from grader.repeats import run_repeats
 from grader.source import inspect_source, main_block_advice
-from grader.submission_files import FileRead, Kind, is_regular_file, read_files, staged
+from grader.submission_files import FileRead, Kind, read_files, staged
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,7 @@ def _with_shrunk(
     budget = reference.ShrinkBudget()
     shrunk = {}
     for name, result in ran.items():
-        found = None if result.accepted else reference.shrink(task, result, program, context, shown, budget)
+        found = None if result.accepted else reference.shrink(task, result, program, context, shown, grade_case, budget)
         if found is not None:
             smaller, outcome = found
             message = f"{result.message} A smaller input that fails too: {smaller.strip()!r}. There: {outcome.message}"
@@ -173,30 +173,6 @@ def _explain_silence(results, data: bytes, stub: Optional[bytes]) -> list:
     if not advice:
         return results
     return [replace(r, message=advice) if r.verdict is Verdict.NO_OUTPUT else r for r in results]
-
-
-def program_for(task: Task, path: Path, python: str) -> Tuple[Program, Tuple[str, ...]]:
-    """The program to run for a course's own file ``path`` (a reference solution), with the
-    exercise files it uses (``uses_files``, regular files beside it, not links) copied beside it.
-
-    A student's file goes through ``grade_file``, which reads and stages it safely instead.
-    Returns the program and a note naming the files that are missing.
-    """
-    companions = [path.parent / f"{name}.py" for name in task.uses_files]
-    missing = [p.name for p in companions if not is_regular_file(p)]
-    program = Program(
-        python=python,
-        script=path,
-        run_name=f"{task.id}.py",
-        companions=tuple(p for p in companions if p.name not in missing),
-        own_modules=task.uses_files,
-    )
-    notes = (
-        (f"{path.name} may import {', '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} not beside it.",)
-        if missing
-        else ()
-    )
-    return program, notes
 
 
 def grade_case(case: Case, program: Program, context: GradingContext, shown: str, parallel_runs: int = 1) -> CaseResult:

@@ -13,12 +13,13 @@ import json
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import Callable, Optional, Tuple
 
 from grader.errors import UsageError
 from grader.execute import Program
 from grader.generators import GENERATORS, render
 from grader.model import Case, CaseResult, RunResult, Task, Verdict
+from grader.submission_files import is_regular_file
 
 # Failures a smaller input can explain quickly. A time-out, an output flood, running out of memory
 # or printing nothing would cost every candidate as much again, and a smaller input rarely explains
@@ -67,10 +68,32 @@ class _Metered:
         return self.inner.protections(python)
 
 
+def program_for(task: Task, path: Path, python: str) -> Tuple[Program, Tuple[str, ...]]:
+    """The program to run for a course's own file ``path`` (a reference solution), with the
+    exercise files it uses (``uses_files``, regular files beside it, not links) copied beside it.
+
+    A student's file goes through ``grade_file``, which reads and stages it safely instead.
+    Returns the program and a note naming the files that are missing.
+    """
+    companions = [path.parent / f"{name}.py" for name in task.uses_files]
+    missing = [p.name for p in companions if not is_regular_file(p)]
+    program = Program(
+        python=python,
+        script=path,
+        run_name=f"{task.id}.py",
+        companions=tuple(p for p in companions if p.name not in missing),
+        own_modules=task.uses_files,
+    )
+    notes = (
+        (f"{path.name} may import {', '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} not beside it.",)
+        if missing
+        else ()
+    )
+    return program, notes
+
+
 def reference_program(task: Task, context) -> Program:
     """The reference solution of ``task`` as a program; ``UsageError`` when there is none."""
-    from grader.grading import program_for
-
     solution = Path(context.course) / "solutions" / f"{task.id}.py" if context.course else None
     if solution is None or not solution.is_file():
         raise UsageError(
@@ -110,7 +133,13 @@ def with_answers(task: Task, context) -> Task:
 
 
 def shrink(
-    task: Task, result: CaseResult, program: Program, context, shown: str, budget: Optional[ShrinkBudget] = None
+    task: Task,
+    result: CaseResult,
+    program: Program,
+    context,
+    shown: str,
+    grade_case: Callable[[Case, Program, object, str], CaseResult],
+    budget: Optional[ShrinkBudget] = None,
 ) -> Optional[Tuple[str, CaseResult]]:
     """The smallest input found that still fails as ``result`` did, with its result, or None.
 
@@ -119,10 +148,9 @@ def shrink(
     than ``budget`` has left (which it lowers by what it spent: runs of the program and of the
     reference solution, as they report it). Each candidate runs with at most the time left, so a
     slow candidate ends the shrink; when the time is up, the smallest failing input found so far
-    is the answer.
+    is the answer. ``grade_case`` grades one candidate (``grading.grade_case``, passed in: grading
+    calls this module, not the other way round).
     """
-    from grader.grading import grade_case
-
     case = result.case
     if case.generated is None or case.hidden or result.verdict not in SHRINKABLE:
         return None

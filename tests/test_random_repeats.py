@@ -15,9 +15,10 @@ import pytest
 
 from conftest import PROJECT, mutate, solution
 from grader.errors import CaseFileError
-from grader.grading import grade_case, grade_file, program_for
+from grader.grading import grade_case, grade_file
 from grader.loader import load_task
 from grader.model import RunResult, Verdict
+from grader.reference import program_for
 from grader.repeats import log2_chance_too_few, repeat_needed
 from grader.verify import grade_until_decided, read_wrong_solution
 
