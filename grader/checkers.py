@@ -208,6 +208,8 @@ def check_text(actual: str, expected: str, case_input: str, *, trailing_space: b
     ``trailing_space=True`` spaces at the end of a line count too (as a presentation error), for
     a task whose format forbids them.
     """
+    if actual == expected:
+        return ACCEPTED  # the common case, decided without splitting outputs of megabytes into lines
     got, want = significant_lines(actual), significant_lines(expected)
     if got == want:
         if trailing_space:

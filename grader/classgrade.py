@@ -30,7 +30,7 @@ from grader.errors import GraderError, UsageError
 from grader.grading import GradingContext, grade_submission
 from grader.model import CaseResult, Task, TaskResult, Verdict
 from grader.progress import Progress
-from grader.result_cache import ResultCache, case_key, run_fingerprint, submission_fingerprint
+from grader.result_cache import ResultCache, case_fingerprint, case_key, run_fingerprint, submission_fingerprint
 from grader.sandbox import Protections
 from grader.submission_files import MAX_SOURCE_BYTES, FileRead, Kind, read_files
 
@@ -182,11 +182,14 @@ def _read_work(
 class _Keys:
     """The cache keys of one student's cases, by task id, then case name."""
 
-    def __init__(self, run: str, tasks: Sequence[Task], files: Mapping[str, bytes]) -> None:
+    def __init__(self, run: str, cases: Mapping[str, Mapping[str, str]], tasks: Sequence[Task], files) -> None:
+        """``cases``: each case's ``case_fingerprint`` by task id and case name (the same for all)."""
         self.by_task: Dict[str, Dict[str, str]] = {}
         for task in tasks:
             submission = submission_fingerprint(task, files)
-            self.by_task[task.id] = {case.name: case_key(run, submission, case) for case in task.cases}
+            self.by_task[task.id] = {
+                case.name: case_key(run, submission, cases[task.id][case.name]) for case in task.cases
+            }
 
     def pairs(self, task: Task):
         keys = self.by_task[task.id]
@@ -270,9 +273,10 @@ def _units(
     students: Sequence[StudentFolder], tasks: Sequence[Task], run: str, cache: Optional[ResultCache]
 ) -> Iterator:
     """Each student's unit of work and its keys, read one student at a time (as the pool frees up)."""
+    cases = {task.id: {case.name: case_fingerprint(case) for case in task.cases} for task in tasks}
     for student in students:
         files, too_large, refused = _read_work(student, tasks)
-        keys = _Keys(run, tasks, files)
+        keys = _Keys(run, cases, tasks, files)
         known = {task.id: cache.known(keys.pairs(task)) for task in tasks} if cache is not None else {}
         yield StudentWork(student.name, tuple(tasks), files, known, too_large, refused), keys
 

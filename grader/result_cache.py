@@ -24,7 +24,7 @@ from grader import __version__
 from grader.model import Case, CaseResult, Difference, Task, Verdict
 
 # Bump when the stored form changes, so old stores are read as empty rather than misread.
-_FORMAT = 2
+_FORMAT = 3
 
 
 def grader_fingerprint() -> str:
@@ -53,42 +53,63 @@ def submission_fingerprint(task: Task, files: Mapping[str, bytes]) -> str:
     return digest.hexdigest()
 
 
-def case_key(run: str, submission: str, case: Case) -> str:
-    """The key of one case's result; the case's line in its file does not count (moving it is no change)."""
-    described = repr(replace(case, line=0))
-    return hashlib.sha256("\0".join((run, submission, described)).encode()).hexdigest()
+def case_fingerprint(case: Case) -> str:
+    """Everything that decides a case, hashed; its line in its file does not count (moving it is no
+    change). Worked out once per grading: a case's input and answers may be megabytes."""
+    return hashlib.sha256(repr(replace(case, line=0)).encode()).hexdigest()
+
+
+def case_key(run: str, submission: str, case: str) -> str:
+    """The key of one case's result: the run's, the submission's and the case's fingerprints."""
+    return hashlib.sha256("\0".join((run, submission, case)).encode()).hexdigest()
 
 
 def _encode(result: CaseResult) -> bytes:
-    # Compressed: outputs, transcripts and expected answers repeat a lot (a tenth of the size).
-    text = json.dumps(
+    """A result as one compressed record: a JSON line of its fields, then its texts as UTF-8.
+
+    The texts (outputs of megabytes) stay out of the JSON: escaping them cost more than all the
+    rest of storing a result. The expected answer, when it is the output itself, is kept once.
+    """
+    same = result.expected == result.actual
+    texts = [text.encode("utf-8", "surrogatepass") for text in (result.actual, result.stderr, result.expected)]
+    if same:
+        texts[2] = b""
+    header = json.dumps(
         {
             "verdict": result.verdict.value,
             "message": result.message,
             "time_s": result.time_s,
-            "actual": result.actual,
-            "stderr": result.stderr,
-            "expected": result.expected,
+            "lengths": [len(text) for text in texts],
+            "same": same,
             "difference": [result.difference.line, result.difference.column] if result.difference else None,
             "actual_note": result.actual_note,
             "game": result.game,
-        },
-        ensure_ascii=False,
+        }
     )
-    return zlib.compress(text.encode("utf-8"))
+    # The fastest level: a right output of megabytes is stored for every student.
+    return zlib.compress(header.encode("ascii") + b"\n" + b"".join(texts), 1)
 
 
 def _decode(case: Case, stored: bytes) -> CaseResult:
-    data = json.loads(zlib.decompress(stored).decode("utf-8"))
+    record = zlib.decompress(stored)
+    line_end = record.index(b"\n")  # JSON text (ensure_ascii) holds no raw line break
+    data = json.loads(record[:line_end])
+    texts, at = [], line_end + 1
+    for length in data["lengths"]:
+        texts.append(record[at : at + length].decode("utf-8", "surrogatepass"))
+        at += length
+    if len(texts) != 3 or at != len(record):
+        raise ValueError("a stored result's texts do not add up")
+    actual, stderr, expected = texts
     difference = data["difference"]
     return CaseResult(
         case=case,
         verdict=Verdict(data["verdict"]),
         message=data["message"],
         time_s=data["time_s"],
-        actual=data["actual"],
-        stderr=data["stderr"],
-        expected=data["expected"],
+        actual=actual,
+        stderr=stderr,
+        expected=actual if data["same"] else expected,
         difference=Difference(*difference) if difference else None,
         actual_note=data["actual_note"],
         game=data["game"],
