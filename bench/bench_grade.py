@@ -9,7 +9,7 @@ init's behalf). Not counted: a process nobody waited for before the grader ended
 server kills as it ends are reparented, not reaped: a few milliseconds) and anything the grader did
 not start. ``grade_measured`` checks the server → grader link on every run (``reached``).
 
-``grade_measured`` splits that CPU. It runs ``grade`` in a child Python (``grader.cli.main``
+``grade_measured`` splits that CPU. It runs ``grade`` in a child Python (``grader.cli.main.main``
 in-process) that, at the end, prints ``getrusage(RUSAGE_SELF)`` (the grader's own CPU) and
 ``RUSAGE_CHILDREN`` (fork servers, bwrap, programs), and, just before each fork server is stopped,
 reads the server's /proc stat: its own CPU and that of the processes it waited for (the programs, from
@@ -34,8 +34,8 @@ PROJECT = Path(__file__).resolve().parent.parent
 # Run in a child Python: argv[1] is where the figures go, the rest is grade's command line.
 _MEASURED = r"""
 import json, os, resource, sys
-from grader import forkserver
-from grader.cli import main
+from grader.run import forkserver
+from grader.cli.main import main
 
 def stat(pid):
     with open(f"/proc/{pid}/cmdline", "rb") as handle:

@@ -4,7 +4,7 @@
 
 One student hands in, for each chosen task (default: all), a file that reads a line of input and
 then loops forever. It is graded with ``grade --jobs <cores> --fresh``. The budget is the sum of
-the time limits of those tasks' cases (from testcases/*.yaml, via ``grader.loader.load_course``)
+the time limits of those tasks' cases (from testcases/*.yaml, via ``grader.course.loader.load_course``)
 divided by the cores: what the cases would cost if the grader used every core and stopped each
 program right at its limit. The figure is the wall time against that budget (target at most 1.3x).
 Tasks not handed in are graded as missing and run nothing. A whole-course run takes minutes.
@@ -28,7 +28,7 @@ LOOPS = "import sys\n\nsys.stdin.readline()\nwhile True:\n    pass\n"
 def loop_part(work: Path, tasks: list) -> None:
     """Grade one looping student in ``work`` on ``tasks`` and print the cost against the budget."""
     sys.path.insert(0, str(PROJECT))
-    from grader.loader import load_course
+    from grader.course.loader import load_course
 
     course = load_course(PROJECT)
     unknown = [task for task in tasks if task not in course]

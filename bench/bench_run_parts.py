@@ -32,8 +32,8 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT))
 
-import grader.forkserver as forkserver  # noqa: E402
-from grader.execute import Program  # noqa: E402
+import grader.run.forkserver as forkserver  # noqa: E402
+from grader.run.execute import Program  # noqa: E402
 from grader.model import Limits  # noqa: E402
 
 SOURCE = "print(int(input()) + 1)\n"

@@ -2,6 +2,6 @@
 
 import sys
 
-from grader.cli import main
+from grader.cli.main import main
 
 sys.exit(main())

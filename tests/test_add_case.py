@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-import grader.add_case as add_case_module
-from grader.add_case import add_case, default_name, yaml_scalar
+import grader.authoring.add_case as add_case_module
+from grader.authoring.add_case import add_case, default_name, yaml_scalar
 from grader.errors import CaseFileError, GraderError, UsageError
-from grader.execute import SubprocessRunner
-from grader.grading import GradingContext
-from grader.loader import course_checkers, load_task
+from grader.run.execute import SubprocessRunner
+from grader.grade.grading import GradingContext
+from grader.course.loader import course_checkers, load_task
 
 PROJECT = Path(__file__).resolve().parent.parent
 TASKS = ("nim_sum", "optimal_move", "working_game", "make_move")
@@ -140,7 +140,7 @@ def test_hidden_and_hint_are_written(course):
 def test_the_written_case_is_graded_like_the_others(course):
     add(course, "nim_sum", '{"type": "is_n_position", "input": [4, 4]}', name="4, 4 is not an N-position")
     task = load(course, "nim_sum")
-    from grader.grading import grade_file
+    from grader.grade.grading import grade_file
 
     context = context_for(course)
     result = grade_file(task, course / "solutions" / "nim_sum.py", context)

@@ -13,7 +13,7 @@ import shutil
 import pytest
 
 from conftest import mutate, solution
-from grader import report
+from grader.report import pages as report
 
 CHROMIUM_FLAGS = [
     "--headless=new",
@@ -59,7 +59,7 @@ def browser(tmp_path_factory):
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory, course, context):
     """A report with a wrong nim_sum, an exclusive_or that prints HTML, and an accepted make_move."""
-    from grader.grading import grade_file
+    from grader.grade.grading import grade_file
 
     folder = tmp_path_factory.mktemp("submission")
     files = {

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.checkers import CheckerRegistry, builtin_checkers
+from grader.check.checkers import CheckerRegistry, builtin_checkers
 from grader.model import CheckOutcome, Verdict
 
 OK = Verdict.ACCEPTED

@@ -8,10 +8,10 @@ import sys
 import threading
 
 from conftest import PROJECT
-from grader.classgrade import grade_class
-from grader.grading import GradingContext
-from grader.loader import course_checkers, load_course
-from grader.progress import Progress
+from grader.classrun.grade_class import grade_class
+from grader.grade.grading import GradingContext
+from grader.course.loader import course_checkers, load_course
+from grader.classrun.progress import Progress
 
 
 class InFlightRunner:

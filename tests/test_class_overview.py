@@ -8,9 +8,9 @@ from typing import List, Sequence, Tuple
 
 import pytest
 
-from grader import report
-from grader.class_charts import class_overview, histogram, percent_text
-from grader.class_marks import CaseTally, StudentMarks, TaskMark
+from grader.report import pages as report
+from grader.report.class_charts import class_overview, histogram, percent_text
+from grader.marks import CaseTally, StudentMarks, TaskMark
 from grader.model import Case, Limits, Task, Verdict
 
 HOSTILE = "<script>alert(1)</script>"

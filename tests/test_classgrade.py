@@ -8,7 +8,7 @@ import json
 import pytest
 
 from conftest import PROJECT, solution
-from grader.cli import main
+from grader.cli.main import main
 
 
 @pytest.fixture

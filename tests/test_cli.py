@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from conftest import PROJECT, mutate, solution
-from grader.cli import main
+from grader.cli.main import main
 
 
 def check(*args, tmp_path):
@@ -225,8 +225,8 @@ def test_import_writes_a_case_file_and_lists_what_was_left_out(tmp_path, capsys,
     out = capsys.readouterr().out
     written = course / "testcases" / "imported.yaml"
     assert f"to {written}" in out and "Not carried over" in out
-    from grader.checkers import builtin_checkers
-    from grader.loader import load_task
+    from grader.check.checkers import builtin_checkers
+    from grader.course.loader import load_task
 
     assert load_task(written, builtin_checkers()).cases
     # never overwritten silently

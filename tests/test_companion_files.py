@@ -13,10 +13,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from conftest import PROJECT
-from grader import diagnose
-from grader.checkers import builtin_checkers
-from grader.grading import grade_file
-from grader.loader import load_task
+from grader.grade import diagnose
+from grader.check.checkers import builtin_checkers
+from grader.grade.grading import grade_file
+from grader.course.loader import load_task
 from grader.model import Verdict
 
 ASSERT = '    assert len(board) < 0, "the board is never this"\n'

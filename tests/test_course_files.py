@@ -13,10 +13,10 @@ import sys
 import pytest
 
 from conftest import PROJECT, solution
-from grader import course_files
-from grader.checkers import builtin_checkers
+from grader.course import files as course_files
+from grader.check.checkers import builtin_checkers
 from grader.errors import CaseFileError
-from grader.loader import load_task, read_yaml
+from grader.course.loader import load_task, read_yaml
 
 CASE = "task: demo\ncases:\n  - name: a\n"
 
@@ -81,7 +81,7 @@ def test_a_yaml_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path):
 
 
 def test_a_big_expected_file_is_refused_with_line_and_key(tmp_path, monkeypatch):
-    monkeypatch.setattr("grader.loader.MAX_DATA_BYTES", 1000)
+    monkeypatch.setattr("grader.course.loader.MAX_DATA_BYTES", 1000)
     path = tmp_path / "testcases" / "demo.yaml"
     path.parent.mkdir()
     (path.parent / "answer.txt").write_text("x" * 1001)

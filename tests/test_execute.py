@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from grader.execute import Program, SubprocessRunner
+from grader.run.execute import Program, SubprocessRunner
 from grader.model import Limits
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="process groups and rlimits are POSIX")

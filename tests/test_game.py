@@ -13,9 +13,10 @@ from dataclasses import replace
 import pytest
 
 from conftest import PROJECT, mutate, solution
-from grader import game, nim
-from grader.execute import END_OF_INPUT
-from grader.grading import grade_file
+from grader.nim import game
+from grader.nim import rules as nim
+from grader.run.execute import END_OF_INPUT
+from grader.grade.grading import grade_file
 from grader.model import RunResult, Verdict
 
 # -- driving a session by hand ------------------------------------------------------------------

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from conftest import PROJECT, mutate
-from grader.checkers import builtin_checkers
+from grader.check.checkers import builtin_checkers
 from grader.errors import CaseFileError
-from grader.generators import GENERATORS, generate
-from grader.loader import load_task
+from grader.course.generators import GENERATORS, generate
+from grader.course.loader import load_task
 from grader.model import Verdict
 
 NIM_SUM = PROJECT / "testcases" / "nim_sum.yaml"

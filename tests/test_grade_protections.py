@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import cli
-from grader.forkserver import ForkServerRunner
+from grader.cli import main as cli
+from grader.run.forkserver import ForkServerRunner
 
 PROJECT = Path(__file__).resolve().parent.parent
 
@@ -51,9 +51,9 @@ def test_grade_goes_on_when_told_and_the_reports_say_what_was_missing(classroom,
 
 def test_a_worker_with_fewer_protections_than_the_grading_machine_refuses(without_network):
     """A Dask or process-pool worker never grades with less than the reports' header claims."""
-    from grader.classgrade import StudentWork, WorkerSetup, grade_remote
+    from grader.classrun.grade_class import StudentWork, WorkerSetup, grade_remote
     from grader.errors import GraderError
-    from grader.sandbox import Protections
+    from grader.run.sandbox import Protections
 
     everything = Protections(**{name: True for name in Protections.__dataclass_fields__ if name != "note"})
     setup = WorkerSetup(course=str(PROJECT), python=sys.executable, jobs=1, task_ids=(), protections=everything)

@@ -12,7 +12,7 @@ import shutil
 import pytest
 
 from conftest import PROJECT, mutate, solution
-from grader.grading import grade_file
+from grader.grade.grading import grade_file
 from grader.model import Verdict
 
 DEBUG_PRINTS = "debug prints"

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECT, solution
-from grader.cli import main
+from grader.cli.main import main
 
 YAML_CANARY = "canary-hidden-yaml-7f3a9c"
 SECRET_CANARY = "canary-root-only-5b9e21"

@@ -14,10 +14,10 @@ import shutil
 import pytest
 
 from conftest import PROJECT
-from grader import source
-from grader.cli import main
+from grader.submission import source
+from grader.cli.main import main
 from grader.model import Verdict
-from grader.source import inspect_source, main_block_advice
+from grader.submission.source import inspect_source, main_block_advice
 
 # Shapes that no Python from 3.9 on can compile (the words differ from one version to the next).
 TOO_DEEP = [

@@ -1,4 +1,4 @@
-"""Importing CMS task folders and Kattis problem packages as testcases/<task>.yaml (grader/importers.py)."""
+"""Importing CMS task folders and Kattis problem packages as testcases/<task>.yaml (grader/authoring/importers.py)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.checkers import builtin_checkers
-from grader.cli import main
+from grader.check.checkers import builtin_checkers
+from grader.cli.main import main
 from grader.errors import UsageError
-from grader.importers import ImportResult, import_cms, import_kattis
-from grader.loader import DEFAULT_LIMITS, load_task
+from grader.authoring.importers import ImportResult, import_cms, import_kattis
+from grader.course.loader import DEFAULT_LIMITS, load_task
 
 PROJECT = Path(__file__).resolve().parent.parent
 DATA = PROJECT / "tests" / "data" / "importers"

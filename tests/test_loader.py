@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.checkers import builtin_checkers
+from grader.check.checkers import builtin_checkers
 from grader.errors import CaseFileError
-from grader.loader import course_checkers, load_course, load_task
+from grader.course.loader import course_checkers, load_course, load_task
 from grader.model import Rule, Verdict
 
 PROJECT = Path(__file__).resolve().parent.parent

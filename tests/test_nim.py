@@ -1,10 +1,10 @@
-"""The rules of Nim in ``grader.nim``: nim-sum, winning moves, legality, the board text, typed moves."""
+"""The rules of Nim in ``grader.nim.rules``: nim-sum, winning moves, legality, the board text, typed moves."""
 
 from __future__ import annotations
 
 import pytest
 
-from grader import nim
+from grader.nim import rules as nim
 
 # -- nim_sum ------------------------------------------------------------------------------------
 

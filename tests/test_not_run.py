@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from test_random_repeats import CountingRunner
 
-from grader import cli
-from grader.grading import grade_file
-from grader.loader import course_checkers, load_course
+from grader.cli import main as cli
+from grader.grade.grading import grade_file
+from grader.course.loader import course_checkers, load_course
 from grader.model import Verdict
 
 CASES = 5

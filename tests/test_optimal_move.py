@@ -9,12 +9,12 @@ from dataclasses import replace
 import pytest
 
 from conftest import mutate, solution
-from grader import nim
-from grader.checkers import builtin_checkers
-from grader.grading import grade_file
-from grader.loader import load_task
+from grader.nim import rules as nim
+from grader.check.checkers import builtin_checkers
+from grader.grade.grading import grade_file
+from grader.course.loader import load_task
 from grader.model import Verdict
-from grader.nim_checkers import check_optimal_move
+from grader.nim.checkers import check_optimal_move
 
 # -- the checker --------------------------------------------------------------------------------
 

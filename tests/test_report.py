@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from conftest import mutate, solution
-from grader import report
+from grader.report import pages as report
 
 
 def write(results, tmp_path):
@@ -84,7 +84,7 @@ def test_header_says_which_protections_were_active(grade, tmp_path):
 
 
 def test_a_line_megabytes_long_is_shown_cut_around_the_difference():
-    from grader.report import shown_lines
+    from grader.report.pages import shown_lines
 
     line = "X " * 2_000_000 + "Y" + " X" * 1_000_000
     shown = shown_lines(line + "\n", mark_line=1, mark_column=4_000_001)

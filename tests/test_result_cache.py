@@ -3,7 +3,7 @@
 from dataclasses import replace
 
 from grader.model import Case, CaseResult, Difference, Limits, Verdict
-from grader.result_cache import ResultCache, case_fingerprint, case_key
+from grader.classrun.result_cache import ResultCache, case_fingerprint, case_key
 
 CASE = Case(name="a case", input="3 4 5\n", expected=("2\n",), checker="text", checker_options={}, limits=Limits())
 

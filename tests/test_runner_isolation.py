@@ -21,10 +21,10 @@ from pathlib import Path
 
 import pytest
 
-from grader import forkserver
+from grader.run import forkserver
 from grader.errors import GraderError
-from grader.execute import Program, RunnerFailure, SubprocessRunner
-from grader.forkserver import ForkServerRunner
+from grader.run.execute import Program, RunnerFailure, SubprocessRunner
+from grader.run.forkserver import ForkServerRunner
 from grader.model import Limits
 
 QUICK = Limits(time_s=5)
@@ -112,7 +112,7 @@ def test_two_graders_never_give_two_runs_the_same_user(tmp_path):
 
 @needs_root
 def test_a_user_id_is_taken_by_one_pool_at_a_time():
-    from grader.uid_pool import UidPool
+    from grader.run.uid_pool import UidPool
 
     first, second = UidPool(size=2), UidPool(size=2)
     taken = {first.take(), second.take()}
@@ -235,8 +235,8 @@ def test_the_standard_library_is_there_for_a_normal_user(tmp_path):
         script.chmod(0o644)
         driver = (
             f"import sys; sys.path.insert(0, {str(project)!r})\n"
-            "from pathlib import Path\nfrom grader.forkserver import ForkServerRunner\n"
-            "from grader.execute import Program\nfrom grader.model import Limits\n"
+            "from pathlib import Path\nfrom grader.run.forkserver import ForkServerRunner\n"
+            "from grader.run.execute import Program\nfrom grader.model import Limits\n"
             f"program = Program(python={python!r}, script=Path({str(script)!r}), run_name='library.py')\n"
             "with ForkServerRunner() as r:\n"
             "    done = r.run(program, b'', Limits(time_s=5))\n"

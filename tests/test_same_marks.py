@@ -6,11 +6,11 @@ from __future__ import annotations
 import sys
 
 from conftest import PROJECT, solution
-from grader.cli import main
-from grader.execute import Program, SubprocessRunner
-from grader.forkserver import best_runner
-from grader.grading import GradingContext, grade_file
-from grader.loader import course_checkers
+from grader.cli.main import main
+from grader.run.execute import Program, SubprocessRunner
+from grader.run.forkserver import best_runner
+from grader.grade.grading import GradingContext, grade_file
+from grader.course.loader import course_checkers
 from grader.model import Limits, Verdict
 
 # Every kind of randomness a program may reach for, printed.

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECT, solution
-from grader.forkserver import ForkServerRunner, best_runner
-from grader.grading import GradingContext, grade_file
-from grader.loader import course_checkers
+from grader.run.forkserver import ForkServerRunner, best_runner
+from grader.grade.grading import GradingContext, grade_file
+from grader.course.loader import course_checkers
 from grader.model import Limits, Verdict
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the fork server needs fork (POSIX)")
@@ -106,7 +106,7 @@ def test_children_that_outlive_the_program_are_killed(runner, tmp_path):
     marker = f"stray-{uuid.uuid4()}"
     script = tmp_path / "prog.py"
     script.write_text("import os\nif os.fork() == 0:\n" + _STRAY.format(marker=marker) + "print('started')\n")
-    from grader.execute import Program
+    from grader.run.execute import Program
 
     result = runner.run(Program(sys.executable, script, "prog.py"), b"", QUICK)
     assert result.stdout == b"started\n"
@@ -124,7 +124,7 @@ def test_a_daemon_in_a_new_session_is_killed(runner, tmp_path):
         "time.sleep(0.3)\n"
         "print('started')\n"
     )
-    from grader.execute import Program
+    from grader.run.execute import Program
 
     result = runner.run(Program(sys.executable, script, "prog.py"), b"", QUICK)
     assert result.stdout == b"started\n"
@@ -264,7 +264,7 @@ def test_report_header_says_which_protections_were_active(protections):
 
 
 def test_nothing_is_left_running_after_close(tmp_path):
-    from grader.execute import Program
+    from grader.run.execute import Program
 
     script = tmp_path / "prog.py"
     script.write_text("import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(60)\nprint(os.getpid())\n")
@@ -324,7 +324,7 @@ def test_a_program_sees_no_process_but_its_own(grade_hostile, protections):
 def test_without_the_sandbox_grading_still_works_and_says_so(tmp_path):
     """Or, as root with an interpreter only root may read, refuses with a sentence for the instructor."""
     from grader.errors import GraderError
-    from grader.execute import Program
+    from grader.run.execute import Program
 
     script = tmp_path / "prog.py"
     script.write_text("print(input()[::-1])\n")
@@ -344,7 +344,7 @@ def test_runs_at_the_same_time_have_users_of_their_own(runner, protections, tmp_
         pytest.skip("programs run as the grader's own user here")
     from concurrent.futures import ThreadPoolExecutor
 
-    from grader.execute import Program
+    from grader.run.execute import Program
 
     script = tmp_path / "prog.py"
     script.write_text("import os, time\ntime.sleep(0.3)\nprint(os.getuid())\n")
@@ -356,7 +356,7 @@ def test_runs_at_the_same_time_have_users_of_their_own(runner, protections, tmp_
 
 
 def test_a_fork_server_that_dies_is_replaced(tmp_path):
-    from grader.execute import Program
+    from grader.run.execute import Program
 
     script = tmp_path / "prog.py"
     script.write_text("print(input())\n")
@@ -375,7 +375,7 @@ def test_a_fork_server_that_dies_is_replaced(tmp_path):
 
 def test_a_program_starts_as_under_python_file_py(runner, tmp_path):
     """The server starts without ``site``'s hooks (cheaper forks); programs must not notice."""
-    from grader.execute import Program, SubprocessRunner
+    from grader.run.execute import Program, SubprocessRunner
 
     script = tmp_path / "prog.py"
     script.write_text(

@@ -13,8 +13,8 @@ from dataclasses import replace
 
 import pytest
 
-from grader.generators import render
-from grader.grading import grade_file
+from grader.course.generators import render
+from grader.grade.grading import grade_file
 from grader.model import Generated, Verdict
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from grader.model import Rule, Verdict
-from grader.source import inspect_source
+from grader.submission.source import inspect_source
 
 XOR = Rule("operator", "^", instead="use your exclusive_or function.")
 

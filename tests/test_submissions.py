@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from conftest import PROJECT
-from grader.grading import GradingContext, grade_file
+from grader.grade.grading import GradingContext, grade_file
 from grader.model import CaseResult, Task, Verdict
 
 SUBMISSIONS = PROJECT / "tests" / "submissions"

@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import yaml
 
 from grader.errors import CaseFileError, UsageError
-from grader.loader import DEFAULT_LIMITS, read_yaml
+from grader.course.loader import DEFAULT_LIMITS, read_yaml
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Dict, Optional, Tuple
 
-from grader.execute import FIXED_HASHING, ProcessRunner, Program, RunFolder, RunnerFailure, SubprocessRunner, rlimits
+from grader.run.execute import FIXED_HASHING, ProcessRunner, Program, RunFolder, RunnerFailure, SubprocessRunner, rlimits
 from grader.model import Limits
-from grader.sandbox import Protections, with_fork_server
+from grader.run.sandbox import Protections, with_fork_server
 
 
 def _zygote_source() -> str:

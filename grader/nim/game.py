@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
-from grader import nim
-from grader.execute import END_OF_INPUT, EndOfInput
+from grader.nim import rules as nim
+from grader.run.execute import END_OF_INPUT, EndOfInput
 from grader.model import RunResult, Verdict
 
 _ROW = re.compile(r"([0-9]+):((?: X)*)")

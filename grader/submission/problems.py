@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Sequence, Tuple
 
 from grader.model import CaseResult, SourceProblem, Task, TaskResult, Verdict
-from grader.submission_files import MAX_SOURCE_BYTES, FileRead, Kind
+from grader.submission.files import MAX_SOURCE_BYTES, FileRead, Kind
 
 
 def _is_are(names: Sequence[str]) -> str:

@@ -14,7 +14,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from grader.class_marks import CaseTally, StudentMarks, TaskMark, needs_help, score_histogram
+from grader.marks import CaseTally, StudentMarks, TaskMark, needs_help, score_histogram
 from grader.model import Task
 
 # A no-break space before "%", so "30 %" never breaks across lines.

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from grader.errors import GraderError
-from grader.uid_pool import UidPool
+from grader.run.uid_pool import UidPool
 
 # Modules the probe imports as the programs' user: the standard library's own folder, its compiled
 # extensions and a pure-Python module the fork server has not loaded (so they are read afresh).

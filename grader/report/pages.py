@@ -18,9 +18,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import jinja2
 
 from grader import __version__
-from grader.checkers import visible
-from grader.class_charts import class_overview
-from grader.class_marks import CaseTally, StudentMarks
+from grader.check.checkers import visible
+from grader.report.class_charts import class_overview
+from grader.marks import CaseTally, StudentMarks
 from grader.model import CaseResult, Task, TaskResult, Verdict
 
 # Lines shown from a long output: its start, and this many around the first difference.
@@ -79,7 +79,7 @@ def _environment() -> jinja2.Environment:
     # One environment for the process: it compiles each template once (a class run renders
     # thousands of pages), and rendering from it is safe from several threads.
     return jinja2.Environment(
-        loader=jinja2.PackageLoader("grader", "templates"),
+        loader=jinja2.PackageLoader("grader.report", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

@@ -30,8 +30,9 @@ _FORMAT = 3
 def grader_fingerprint() -> str:
     """The grader's version and the hash of its own source: a changed grader is a new grader."""
     digest = hashlib.sha256(f"{__version__}/{_FORMAT}".encode())
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    package = Path(__file__).resolve().parents[1]  # the whole grader, every stage
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 

@@ -479,7 +479,8 @@ def builtin_checkers() -> CheckerRegistry:
     registry.register("json", check_json, validate_expected=_validate_json)
     registry.register("float", check_float, validate_options=_validate_float_options)
     registry.register("regex", check_regex, validate_expected=_validate_regex, validate_options=_validate_regex_options)
-    from grader import game, nim_checkers  # they build on this module's types
+    from grader.nim import game
+    from grader.nim import checkers as nim_checkers  # they build on this module's types
 
     registry.register("optimal_move", nim_checkers.check_optimal_move, needs_expected=False)
     registry.register("nim_game", game.nim_game, validate_options=game.validate_game_options, interactive=True)

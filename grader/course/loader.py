@@ -15,13 +15,13 @@ import re
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
-from grader.checkers import Checker, CheckerRegistry, builtin_checkers
-from grader.course_files import MAX_DATA_BYTES, CourseFileLimit, inside, read_text, read_yaml
-from grader.course_files import LineMapping as _Mapping
+from grader.check.checkers import Checker, CheckerRegistry, builtin_checkers
+from grader.course.files import MAX_DATA_BYTES, CourseFileLimit, inside, read_text, read_yaml
+from grader.course.files import LineMapping as _Mapping
 from grader.errors import CaseFileError
 from grader.model import Case, Generated, Limits, Mistake, Rule, Task
-from grader.repeats import repeat_needed
-from grader.rules import OPERATORS
+from grader.grade.repeats import repeat_needed
+from grader.submission.rules import OPERATORS
 
 DEFAULT_LIMITS = Limits()
 
@@ -305,7 +305,7 @@ class _Validator:
 
     def generated(self, spec: Any, defaults: dict, line: int) -> list:
         """The cases one ``generate:`` entry makes: (None, Case) pairs, expected answers to come."""
-        from grader.generators import GENERATORS, Fields, generate, render
+        from grader.course.generators import GENERATORS, Fields, generate, render
 
         if not isinstance(spec, _Mapping):
             self.fail(line, "each 'generate' entry must be a mapping with generator, seed, count and format")

@@ -21,7 +21,7 @@ import math
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from typing import Callable, Dict, List, Set
 
-from grader.checkers import answer_key
+from grader.check.checkers import answer_key
 from grader.model import Case, CaseResult
 
 # A correct random solution may fail a case at most once in 2**FAILURE_BITS gradings.

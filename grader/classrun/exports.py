@@ -11,7 +11,7 @@ import re
 from typing import Sequence
 from xml.sax.saxutils import quoteattr
 
-from grader.class_marks import CaseTally, StudentMarks
+from grader.marks import CaseTally, StudentMarks
 from grader.model import Task, TaskResult
 from grader.safe_text import for_terminal
 

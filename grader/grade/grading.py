@@ -15,10 +15,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, Mapping, Optional, Sequence, Tuple
 
-from grader import diagnose, reference
-from grader.checkers import CheckerRegistry, answer_key, significant_lines
-from grader.execute import Program, Runner, SubprocessRunner
-from grader.file_problems import all_cases, companion_notes, unusable_file
+from grader.grade import diagnose
+from grader.course import reference
+from grader.check.checkers import CheckerRegistry, answer_key, significant_lines
+from grader.run.execute import Program, Runner, SubprocessRunner
+from grader.submission.problems import all_cases, companion_notes, unusable_file
 from grader.model import (
     Case,
     CaseResult,
@@ -30,10 +31,10 @@ from grader.model import (
     TaskResult,
     Verdict,
 )
-from grader.quick_feedback import TimeoutGate
-from grader.repeats import run_repeats
-from grader.source import inspect_source, main_block_advice
-from grader.submission_files import FileRead, Kind, read_files, staged
+from grader.grade.quick_feedback import TimeoutGate
+from grader.grade.repeats import run_repeats
+from grader.submission.source import inspect_source, main_block_advice
+from grader.submission.files import FileRead, Kind, read_files, staged
 
 
 @dataclass(frozen=True)

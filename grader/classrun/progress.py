@@ -11,7 +11,7 @@ import sys
 import time
 from typing import Callable, Optional, TextIO
 
-from grader.class_marks import StudentMarks
+from grader.marks import StudentMarks
 from grader.safe_text import for_terminal
 
 # A terminal line is redrawn at most this often, in seconds (drawing costs more than grading).

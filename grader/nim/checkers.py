@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from grader import nim
+from grader.nim import rules as nim
 from grader.model import CheckOutcome, Verdict
 
 

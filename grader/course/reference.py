@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Callable, Optional, Tuple
 
 from grader.errors import UsageError
-from grader.execute import Program
-from grader.generators import GENERATORS, render
+from grader.run.execute import Program
+from grader.course.generators import GENERATORS, render
 from grader.model import Case, CaseResult, RunResult, Task, Verdict
-from grader.submission_files import is_regular_file
+from grader.submission.files import is_regular_file
 
 # Failures a smaller input can explain quickly. A time-out, an output flood, running out of memory
 # or printing nothing would cost every candidate as much again, and a smaller input rarely explains
