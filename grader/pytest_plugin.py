@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from grader.errors import GraderError
-from grader.run.forkserver import best_runner
-from grader.grade.grading import GradingContext, grade_case, grade_file
-from grader.course.loader import course_checkers, load_task
-from grader.model import Verdict
-from grader.course.reference import program_for, with_answers
-from grader.submission.source import inspect_source
 from grader.authoring.verify import JUNK, check_wrong_solution, grade_until_decided, wrong_solutions
+from grader.course.loader import course_checkers, load_task
+from grader.course.reference import program_for, with_answers
+from grader.errors import GraderError
+from grader.grade.grading import GradingContext, grade_case, grade_file
+from grader.model import Verdict
+from grader.run.forkserver import best_runner
+from grader.submission.source import inspect_source
 
 _RUNNER = pytest.StashKey()
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.grade.grading import GradingContext, grade_file
 from grader.course.loader import course_checkers, load_course
+from grader.grade.grading import GradingContext, grade_file
 
 PROJECT = Path(__file__).resolve().parent.parent
 

@@ -15,10 +15,10 @@ import pytest
 
 import grader.authoring.add_case as add_case_module
 from grader.authoring.add_case import add_case, default_name, yaml_scalar
-from grader.errors import CaseFileError, GraderError, UsageError
-from grader.run.execute import SubprocessRunner
-from grader.grade.grading import GradingContext
 from grader.course.loader import course_checkers, load_task
+from grader.errors import CaseFileError, GraderError, UsageError
+from grader.grade.grading import GradingContext
+from grader.run.execute import SubprocessRunner
 
 PROJECT = Path(__file__).resolve().parent.parent
 TASKS = ("nim_sum", "optimal_move", "working_game", "make_move")

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from grader.check.checkers import CheckerRegistry, builtin_checkers
+from grader.check.checkers import CheckerRegistry
 from grader.model import CheckOutcome, Verdict
+from grader.nim.lab import lab_checkers
 
 OK = Verdict.ACCEPTED
 WA = Verdict.WRONG_ANSWER
@@ -122,7 +123,7 @@ ROWS = [
 
 @pytest.mark.parametrize("checker, expected, actual, options, verdict, words", ROWS)
 def test_checker(checker, expected, actual, options, verdict, words):
-    outcome = builtin_checkers().get(checker)(actual, expected, "", options)
+    outcome = lab_checkers().get(checker)(actual, expected, "", options)
     assert outcome.verdict is verdict, outcome.message
     for word in words:
         assert word in outcome.message
@@ -134,18 +135,18 @@ def test_checker(checker, expected, actual, options, verdict, words):
 
 
 def test_builtin_checker_names():
-    assert builtin_checkers().names() == ["float", "json", "nim_game", "optimal_move", "regex", "text", "tokens"]
+    assert lab_checkers().names() == ["float", "json", "nim_game", "optimal_move", "regex", "text", "tokens"]
 
 
 def test_each_call_gives_a_fresh_registry():
-    first = builtin_checkers()
+    first = lab_checkers()
     first.register("mine", lambda actual, expected, case_input: CheckOutcome(Verdict.ACCEPTED))
     assert first.get("mine") is not None
-    assert builtin_checkers().get("mine") is None
+    assert lab_checkers().get("mine") is None
 
 
 def test_unknown_checker_is_none():
-    assert builtin_checkers().get("jsn") is None
+    assert lab_checkers().get("jsn") is None
 
 
 def test_register_custom_checker_and_call_it():
@@ -165,7 +166,7 @@ def test_register_custom_checker_and_call_it():
 
 @pytest.mark.parametrize("name", ["text", "mine"])
 def test_register_duplicate_name_raises(name):
-    registry = builtin_checkers()
+    registry = lab_checkers()
     registry.register("mine", lambda actual, expected, case_input: CheckOutcome(Verdict.ACCEPTED))
     with pytest.raises(ValueError, match=f"'{name}'"):
         registry.register(name, lambda actual, expected, case_input: CheckOutcome(Verdict.ACCEPTED))
@@ -200,7 +201,7 @@ OPTION_ROWS = [
 
 @pytest.mark.parametrize("checker, options, words", OPTION_ROWS)
 def test_option_errors(checker, options, words):
-    errors = builtin_checkers().get(checker).option_errors(options)
+    errors = lab_checkers().get(checker).option_errors(options)
     if not words:
         assert errors == []
     else:

@@ -9,9 +9,9 @@ import threading
 
 from conftest import PROJECT
 from grader.classrun.grade_class import grade_class
-from grader.grade.grading import GradingContext
-from grader.course.loader import course_checkers, load_course
 from grader.classrun.progress import Progress
+from grader.course.loader import course_checkers, load_course
+from grader.grade.grading import GradingContext
 
 
 class InFlightRunner:

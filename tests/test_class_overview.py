@@ -8,10 +8,10 @@ from typing import List, Sequence, Tuple
 
 import pytest
 
-from grader.report import pages as report
-from grader.report.class_charts import class_overview, histogram, percent_text
 from grader.marks import CaseTally, StudentMarks, TaskMark
 from grader.model import Case, Limits, Task, Verdict
+from grader.report import pages as report
+from grader.report.class_charts import class_overview, histogram, percent_text
 
 HOSTILE = "<script>alert(1)</script>"
 

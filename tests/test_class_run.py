@@ -21,14 +21,14 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECT, solution
-from grader.marks import StudentMarks, TaskMark
 from grader.classrun.grade_class import grade_class
-from grader.cli.main import main
-from grader.grade.grading import GradingContext
-from grader.course.loader import course_checkers, load_course
-from grader.model import Verdict
 from grader.classrun.progress import Progress
 from grader.classrun.result_cache import ResultCache
+from grader.cli.main import main
+from grader.course.loader import course_checkers, load_course
+from grader.grade.grading import GradingContext
+from grader.marks import StudentMarks, TaskMark
+from grader.model import Verdict
 
 WRONG = solution("exclusive_or").replace("return 1\n", "return 0\n", 1)
 LOOPS = "while True:\n    pass\n"

@@ -225,10 +225,10 @@ def test_import_writes_a_case_file_and_lists_what_was_left_out(tmp_path, capsys,
     out = capsys.readouterr().out
     written = course / "testcases" / "imported.yaml"
     assert f"to {written}" in out and "Not carried over" in out
-    from grader.check.checkers import builtin_checkers
     from grader.course.loader import load_task
+    from grader.nim.lab import lab_checkers
 
-    assert load_task(written, builtin_checkers()).cases
+    assert load_task(written, lab_checkers()).cases
     # never overwritten silently
     assert main(["import", kind, str(folder), "--task", "imported", "--course", str(course)]) == 2
     assert "already exists" in capsys.readouterr().err

@@ -13,11 +13,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from conftest import PROJECT
-from grader.grade import diagnose
-from grader.check.checkers import builtin_checkers
-from grader.grade.grading import grade_file
 from grader.course.loader import load_task
+from grader.grade import diagnose
+from grader.grade.grading import grade_file
 from grader.model import Verdict
+from grader.nim.lab import lab_checkers
 
 ASSERT = '    assert len(board) < 0, "the board is never this"\n'
 
@@ -76,7 +76,7 @@ def test_a_loop_in_a_companion_names_that_file_at_the_time_limit(tmp_path, conte
             """
         )
     )
-    task = load_task(yaml_path, builtin_checkers())
+    task = load_task(yaml_path, lab_checkers())
     folder = student_folder(tmp_path, "    while len(board) >= 0:\n        lines.append('')\n")
     program = folder / "show.py"
     program.write_text(

@@ -14,9 +14,9 @@ import pytest
 
 from conftest import PROJECT, solution
 from grader.course import files as course_files
-from grader.check.checkers import builtin_checkers
-from grader.errors import CaseFileError
 from grader.course.loader import load_task, read_yaml
+from grader.errors import CaseFileError
+from grader.nim.lab import lab_checkers
 
 CASE = "task: demo\ncases:\n  - name: a\n"
 
@@ -87,7 +87,7 @@ def test_a_big_expected_file_is_refused_with_line_and_key(tmp_path, monkeypatch)
     (path.parent / "answer.txt").write_text("x" * 1001)
     path.write_text(CASE + "    input: '1'\n    expected_file: answer.txt\n")
     with pytest.raises(CaseFileError) as caught:
-        load_task(path, builtin_checkers())
+        load_task(path, lab_checkers())
     assert caught.value.line == 5
     assert "'expected_file' in case 'a'" in str(caught.value)
     assert "more than the" in str(caught.value)
@@ -101,7 +101,7 @@ def test_a_fifo_named_as_input_file_is_refused_not_waited_for(tmp_path):
     os.mkfifo(path.parent / "pipe")
     path.write_text(CASE + "    input_file: pipe\n    expected: '1'\n")
     with pytest.raises(CaseFileError, match="not a regular file"):
-        load_task(path, builtin_checkers())
+        load_task(path, lab_checkers())
 
 
 @pytest.mark.parametrize(
@@ -124,7 +124,7 @@ def test_a_file_outside_the_course_folder_is_refused(tmp_path, name, key):
     other = "expected: '1'" if key == "input_file" else "input: '1'"
     path.write_text(f"task: nim_sum\ncases:\n  - name: a\n    {key}: {name}\n    {other}\n")
     with pytest.raises(CaseFileError) as caught:
-        load_task(path, builtin_checkers(), shown="testcases/nim_sum.yaml")
+        load_task(path, lab_checkers(), shown="testcases/nim_sum.yaml")
     message = str(caught.value)
     assert message.startswith(f"testcases/nim_sum.yaml, line 4: '{key}' in case 'a' names '{name}'")
     assert "outside the course folder" in message
@@ -140,7 +140,7 @@ def test_a_file_elsewhere_in_the_course_folder_is_fine(tmp_path):
         "cases:\n  - {name: a, input_file: ../data/in.txt, expected: '3'}\n"
         "  - {name: b, input_file: link.txt, expected: '3'}\n"
     )
-    task = load_task(path, builtin_checkers())
+    task = load_task(path, lab_checkers())
     assert [case.input for case in task.cases] == ["[1, 2]\n", "[1, 2]\n"]
 
 

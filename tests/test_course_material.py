@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 
 from conftest import PROJECT
-from grader.model import Verdict
 from grader.authoring.verify import grade_beside_reference, limit_problems
+from grader.model import Verdict
 
 JSON_TASKS = ["make_move", "bin_num", "nim_sum", "optimal_move", "ui"]
 WHOLE_TASKS = ["present_board", "make_move", "exclusive_or", "bin_num", "bitwise_xor", "nim_sum", "optimal_move", "ui"]

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from grader.run.execute import Program, SubprocessRunner
 from grader.model import Limits
+from grader.run.execute import Program, SubprocessRunner
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="process groups and rlimits are POSIX")
 

@@ -13,11 +13,11 @@ from dataclasses import replace
 import pytest
 
 from conftest import PROJECT, mutate, solution
+from grader.grade.grading import grade_file
+from grader.model import RunResult, Verdict
 from grader.nim import game
 from grader.nim import rules as nim
 from grader.run.execute import END_OF_INPUT
-from grader.grade.grading import grade_file
-from grader.model import RunResult, Verdict
 
 # -- driving a session by hand ------------------------------------------------------------------
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from conftest import PROJECT, mutate
-from grader.check.checkers import builtin_checkers
-from grader.errors import CaseFileError
 from grader.course.generators import GENERATORS, generate
 from grader.course.loader import load_task
+from grader.errors import CaseFileError
 from grader.model import Verdict
+from grader.nim.lab import lab_checkers
 
 NIM_SUM = PROJECT / "testcases" / "nim_sum.yaml"
 
@@ -19,7 +19,7 @@ def generated(task):
 
 
 def test_the_same_seed_gives_the_same_cases():
-    first, second = (generated(load_task(NIM_SUM, builtin_checkers())) for _ in range(2))
+    first, second = (generated(load_task(NIM_SUM, lab_checkers())) for _ in range(2))
     assert [c.input for c in first] == [c.input for c in second]
     assert len(first) == 10
     assert first[0].name == "random board 1: its nim-sum"
@@ -71,7 +71,7 @@ def write(tmp_path, generate_block):
 )
 def test_bad_generate_entries_name_the_line(tmp_path, block, words):
     with pytest.raises(CaseFileError) as error:
-        load_task(write(tmp_path, block), builtin_checkers())
+        load_task(write(tmp_path, block), lab_checkers())
     assert error.value.line is not None
     for word in words:
         assert word in str(error.value)

@@ -7,9 +7,9 @@ from dataclasses import replace
 import pytest
 
 from conftest import PROJECT, mutate, solution
+from grader.course.reference import program_for
 from grader.grade.grading import grade_case
 from grader.model import Limits, Verdict
-from grader.course.reference import program_for
 
 
 def failing(result):

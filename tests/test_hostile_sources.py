@@ -14,9 +14,9 @@ import shutil
 import pytest
 
 from conftest import PROJECT
-from grader.submission import source
 from grader.cli.main import main
 from grader.model import Verdict
+from grader.submission import source
 from grader.submission.source import inspect_source, main_block_advice
 
 # Shapes that no Python from 3.9 on can compile (the words differ from one version to the next).

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.check.checkers import builtin_checkers
-from grader.cli.main import main
-from grader.errors import UsageError
 from grader.authoring.importers import ImportResult, import_cms, import_kattis
+from grader.cli.main import main
 from grader.course.loader import DEFAULT_LIMITS, load_task
+from grader.errors import UsageError
+from grader.nim.lab import lab_checkers
 
 PROJECT = Path(__file__).resolve().parent.parent
 DATA = PROJECT / "tests" / "data" / "importers"
@@ -25,7 +25,7 @@ def load(result: ImportResult, tmp_path: Path):
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{result.task_id}.yaml"
     path.write_text(result.yaml_text, encoding="utf-8")
-    task = load_task(path, builtin_checkers())
+    task = load_task(path, lab_checkers())
     assert len(task.cases) == result.cases
     return task
 
@@ -344,7 +344,7 @@ def test_kattis_validator_flags_map_to_checkers(tmp_path, flags, checker, option
 
 
 def test_kattis_float_tolerance_accepts_what_kattis_accepts():
-    checkers = builtin_checkers()
+    checkers = lab_checkers()
     check = checkers.get("float").function
     assert check("6 4.0000001\n", "6 4.0\n", "", abs_tol=1e-6, rel_tol=1e-6).verdict.value == "accepted"
     assert check("6 4.0001\n", "6 4.0\n", "", abs_tol=1e-6, rel_tol=1e-6).verdict.value == "wrong_answer"

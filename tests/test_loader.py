@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.check.checkers import builtin_checkers
-from grader.errors import CaseFileError
 from grader.course.loader import course_checkers, load_course, load_task
+from grader.errors import CaseFileError
 from grader.model import Rule, Verdict
+from grader.nim.lab import lab_checkers
 
 PROJECT = Path(__file__).resolve().parent.parent
 
@@ -26,7 +26,7 @@ def write(folder: Path, text: str, name: str = "demo") -> Path:
 
 
 def load(folder: Path, text: str, name: str = "demo"):
-    return load_task(write(folder, text, name), builtin_checkers())
+    return load_task(write(folder, text, name), lab_checkers())
 
 
 # -- valid files --------------------------------------------------------------------------------
@@ -852,7 +852,7 @@ def test_invalid_file(tmp_path, text, line, words):
     path.parent.mkdir(parents=True)
     path.write_text(text, encoding="utf-8")
     with pytest.raises(CaseFileError) as caught:
-        load_task(path, builtin_checkers())
+        load_task(path, lab_checkers())
     message = str(caught.value)
     assert message.startswith(f"{path}")
     assert caught.value.line == line
@@ -867,7 +867,7 @@ def test_invalid_file(tmp_path, text, line, words):
 def test_shown_name_is_used_in_messages(tmp_path):
     path = write(tmp_path, "task: demo\ncases: []\n")
     with pytest.raises(CaseFileError, match=r"^testcases/demo\.yaml, line 2: "):
-        load_task(path, builtin_checkers(), shown="testcases/demo.yaml")
+        load_task(path, lab_checkers(), shown="testcases/demo.yaml")
 
 
 def test_file_that_is_not_utf8(tmp_path):
@@ -875,7 +875,7 @@ def test_file_that_is_not_utf8(tmp_path):
     path.parent.mkdir(parents=True)
     path.write_bytes("task: demo\ntitle: 'café'\n".encode("latin-1"))
     with pytest.raises(CaseFileError, match="not UTF-8"):
-        load_task(path, builtin_checkers())
+        load_task(path, lab_checkers())
 
 
 def test_fractional_limits_are_not_silently_zero(tmp_path):

@@ -9,12 +9,12 @@ from dataclasses import replace
 import pytest
 
 from conftest import mutate, solution
-from grader.nim import rules as nim
-from grader.check.checkers import builtin_checkers
-from grader.grade.grading import grade_file
 from grader.course.loader import load_task
+from grader.grade.grading import grade_file
 from grader.model import Verdict
+from grader.nim import rules as nim
 from grader.nim.checkers import check_optimal_move
+from grader.nim.lab import lab_checkers
 
 # -- the checker --------------------------------------------------------------------------------
 
@@ -118,7 +118,7 @@ def test_several_lines_point_at_debug_prints():
 
 
 def test_the_checker_is_registered_without_expected():
-    checker = builtin_checkers().get("optimal_move")
+    checker = lab_checkers().get("optimal_move")
     assert checker is not None and not checker.interactive and not checker.needs_expected
     assert checker("[3, 3]", "", "[1, 3, 5]\n", {}).verdict is Verdict.ACCEPTED
 
@@ -148,7 +148,7 @@ def test_repeat_and_min_distinct_from_yaml_reach_the_case(tmp_path):
         ),
         encoding="utf-8",
     )
-    several, one, once = load_task(path, builtin_checkers()).cases
+    several, one, once = load_task(path, lab_checkers()).cases
     assert (several.repeat, several.min_distinct) == (21, 2)
     assert (one.repeat, one.min_distinct) == (5, 0)
     assert (once.repeat, once.min_distinct) == (1, 0)

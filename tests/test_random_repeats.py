@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECT, mutate, solution
+from grader.authoring.verify import grade_until_decided, read_wrong_solution
+from grader.check.random_answers import log2_chance_too_few, repeat_needed
+from grader.course.loader import load_task
+from grader.course.reference import program_for
 from grader.errors import CaseFileError
 from grader.grade.grading import grade_case, grade_file
-from grader.course.loader import load_task
 from grader.model import RunResult, Verdict
-from grader.course.reference import program_for
-from grader.grade.repeats import log2_chance_too_few, repeat_needed
-from grader.authoring.verify import grade_until_decided, read_wrong_solution
 
 THREE_MOVES = "[27, 8, 3, 29]"  # winning moves [1, 5], [2, 3] and [4, 13]
 GOOD_ROWS = "        index = random.choice(good_rows)\n"

@@ -2,8 +2,8 @@
 
 from dataclasses import replace
 
-from grader.model import Case, CaseResult, Difference, Limits, Verdict
 from grader.classrun.result_cache import ResultCache, case_fingerprint, case_key
+from grader.model import Case, CaseResult, Difference, Limits, Verdict
 
 CASE = Case(name="a case", input="3 4 5\n", expected=("2\n",), checker="text", checker_options={}, limits=Limits())
 

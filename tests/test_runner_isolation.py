@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from grader.run import forkserver
 from grader.errors import GraderError
+from grader.model import Limits
+from grader.run import forkserver
 from grader.run.execute import Program, RunnerFailure, SubprocessRunner
 from grader.run.forkserver import ForkServerRunner
-from grader.model import Limits
 
 QUICK = Limits(time_s=5)
 ROOT = os.name == "posix" and os.geteuid() == 0

@@ -7,11 +7,11 @@ import sys
 
 from conftest import PROJECT, solution
 from grader.cli.main import main
+from grader.course.loader import course_checkers
+from grader.grade.grading import GradingContext, grade_file
+from grader.model import Limits, Verdict
 from grader.run.execute import Program, SubprocessRunner
 from grader.run.forkserver import best_runner
-from grader.grade.grading import GradingContext, grade_file
-from grader.course.loader import course_checkers
-from grader.model import Limits, Verdict
 
 # Every kind of randomness a program may reach for, printed.
 EVERY_SOURCE = (

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECT, solution
-from grader.run.forkserver import ForkServerRunner, best_runner
-from grader.grade.grading import GradingContext, grade_file
 from grader.course.loader import course_checkers
+from grader.grade.grading import GradingContext, grade_file
 from grader.model import Limits, Verdict
+from grader.run.forkserver import ForkServerRunner, best_runner
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the fork server needs fork (POSIX)")
 

@@ -7,10 +7,10 @@ import shutil
 import pytest
 
 from conftest import PROJECT, mutate
+from grader.authoring.verify import limit_problems, read_wrong_solution
 from grader.cli.main import main
 from grader.course.loader import load_course
 from grader.model import CaseResult, TaskResult, Verdict
-from grader.authoring.verify import limit_problems, read_wrong_solution
 
 INCLUSIVE = mutate("exclusive_or", "    if a == b:\n        return 0\n    return 1", "    return 1 if a or b else 0")
 ALWAYS_ZERO = mutate("exclusive_or", "    if a == b:\n        return 0\n    return 1", "    return 0")
@@ -184,8 +184,8 @@ def test_header_fields_are_read(tmp_path):
 
 
 def test_a_header_may_allow_two_verdicts_and_either_holds(tmp_path):
-    from grader.model import Verdict
     from grader.authoring.verify import check_wrong_solution
+    from grader.model import Verdict
 
     path = tmp_path / "w.py"
     path.write_text("# verdict: time_limit_exceeded or output_limit_exceeded\nwhile True:\n    print(0)\n")

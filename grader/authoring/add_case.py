@@ -19,11 +19,11 @@ from typing import Any, List, Optional, Tuple
 import yaml
 
 from grader.check.checkers import Checker, quote, significant_lines
+from grader.course.loader import DEFAULT_LIMITS, load_task, read_yaml
+from grader.course.reference import program_for
 from grader.errors import GraderError, UsageError
 from grader.grade.grading import GradingContext
-from grader.course.loader import DEFAULT_LIMITS, load_task, read_yaml
 from grader.model import Limits, RunResult, Task, Verdict
-from grader.course.reference import program_for
 
 DEFAULT_NAME_PREFIX = "added: "
 DEFAULT_NAME_LENGTH = 40  # characters of the input's first line kept in a default name

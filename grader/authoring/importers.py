@@ -22,8 +22,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import yaml
 
-from grader.errors import CaseFileError, UsageError
 from grader.course.loader import DEFAULT_LIMITS, read_yaml
+from grader.errors import CaseFileError, UsageError
 
 
 @dataclass(frozen=True)

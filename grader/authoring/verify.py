@@ -26,8 +26,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from grader.grade.grading import GradingContext, grade_file
 from grader.course.loader import load_course
+from grader.grade.grading import GradingContext, grade_file
 from grader.model import Task, TaskResult, Verdict
 
 _HEADER = re.compile(r"^#\s*(mistake|verdict|caught-by)\s*:\s*(.*?)\s*$", re.IGNORECASE)

@@ -102,7 +102,7 @@ def _kind_name(value: Any) -> str:
 
 
 class CheckerRegistry:
-    """Checkers by name. Made fresh per course (``builtin_checkers()``), never module-global."""
+    """Checkers by name. Made fresh per course (``generic_checkers``, ``nim.lab.lab_checkers``), never global."""
 
     def __init__(self) -> None:
         self._checkers: Dict[str, Checker] = {}
@@ -462,26 +462,12 @@ def _validate_float_options(options: Mapping[str, Any]) -> Optional[str]:
     return None
 
 
-def answer_key(actual: str) -> str:
-    """An output in a canonical form (JSON re-dumped, or words), to count distinct answers."""
-    try:
-        return json.dumps(json.loads(actual))
-    except json.JSONDecodeError:
-        return " ".join(actual.split())
-
-
-def builtin_checkers() -> CheckerRegistry:
-    """A fresh registry with the built-in checkers: text, tokens, json, float, regex, and the Nim
-    lab's own optimal_move and nim_game (interactive)."""
+def generic_checkers() -> CheckerRegistry:
+    """A fresh registry with the checkers any course may use: text, tokens, json, float, regex."""
     registry = CheckerRegistry()
     registry.register("text", check_text)
     registry.register("tokens", check_tokens)
     registry.register("json", check_json, validate_expected=_validate_json)
     registry.register("float", check_float, validate_options=_validate_float_options)
     registry.register("regex", check_regex, validate_expected=_validate_regex, validate_options=_validate_regex_options)
-    from grader.nim import game
-    from grader.nim import checkers as nim_checkers  # they build on this module's types
-
-    registry.register("optimal_move", nim_checkers.check_optimal_move, needs_expected=False)
-    registry.register("nim_game", game.nim_game, validate_options=game.validate_game_options, interactive=True)
     return registry

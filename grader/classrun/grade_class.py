@@ -22,15 +22,21 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
-from grader.course import reference
 from grader.classrun.folders import ClassFolder, StudentFolder, scan_class
-from grader.marks import CaseTally, StudentMarks
 from grader.classrun.outputs import ClassWriter
+from grader.classrun.progress import Progress
+from grader.classrun.result_cache import (
+    ResultCache,
+    case_fingerprint,
+    case_key,
+    run_fingerprint,
+    submission_fingerprint,
+)
+from grader.course import reference
 from grader.errors import GraderError, UsageError
 from grader.grade.grading import GradingContext, grade_submission
+from grader.marks import CaseTally, StudentMarks
 from grader.model import CaseResult, Task, TaskResult, Verdict
-from grader.classrun.progress import Progress
-from grader.classrun.result_cache import ResultCache, case_fingerprint, case_key, run_fingerprint, submission_fingerprint
 from grader.run.sandbox import Protections
 from grader.submission.files import MAX_SOURCE_BYTES, FileRead, Kind, read_files
 
@@ -130,8 +136,8 @@ def grade_work(context: GradingContext, work: StudentWork) -> Tuple[TaskResult, 
 
 def grade_remote(setup: WorkerSetup, work: StudentWork) -> Tuple[TaskResult, ...]:
     """``grade_work`` on a worker of any executor: sets up its own runner for the unit."""
-    from grader.run.forkserver import best_runner
     from grader.course.loader import course_checkers
+    from grader.run.forkserver import best_runner
 
     course = Path(setup.course)
     if not (course / "testcases").is_dir():

@@ -14,10 +14,10 @@ import tempfile
 from pathlib import Path
 from typing import List, Sequence, Tuple
 
-from grader.report import pages as report
 from grader.classrun.exports import JUNIT_HEAD, JUNIT_TAIL, cases_csv, gradebook_csv, gradescope, junit_suites
 from grader.marks import CaseTally, StudentMarks, Tallies, marks_of
 from grader.model import Task, TaskResult
+from grader.report import pages as report
 
 
 class ClassWriter:

@@ -1,2 +1,1 @@
-"""The command line: arguments, exit codes and messages for people; each command hands over to a stage.
-"""
+"""The command line: arguments, exit codes and messages for people; each command hands over to a stage."""

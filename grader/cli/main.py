@@ -18,21 +18,21 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from grader import __version__
-from grader.report import pages as report
 from grader.authoring.add_case import add_case
-from grader.classrun.grade_class import CACHE_NAME, grade_class, students_in
-from grader.errors import GraderError, UsageError
-from grader.run.execute import python_version
-from grader.run.forkserver import best_runner
-from grader.grade.grading import GradingContext, grade_file
 from grader.authoring.importers import import_cms, import_kattis
-from grader.course.loader import course_checkers, load_course
-from grader.model import TaskResult, Verdict
+from grader.authoring.verify import verify_course
+from grader.classrun.grade_class import CACHE_NAME, grade_class, students_in
 from grader.classrun.progress import Progress
 from grader.classrun.result_cache import FreshCache, ResultCache
+from grader.course.loader import course_checkers, load_course
+from grader.errors import GraderError, UsageError
+from grader.grade.grading import GradingContext, grade_file
+from grader.model import TaskResult, Verdict
+from grader.report import pages as report
+from grader.run.execute import python_version
+from grader.run.forkserver import best_runner
 from grader.safe_text import for_terminal
 from grader.submission.paths import collect_submissions
-from grader.authoring.verify import verify_course
 
 PROJECT = Path(__file__).resolve().parents[2]
 

@@ -15,12 +15,13 @@ import re
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
-from grader.check.checkers import Checker, CheckerRegistry, builtin_checkers
+from grader.check.checkers import Checker, CheckerRegistry
+from grader.check.random_answers import repeat_needed
 from grader.course.files import MAX_DATA_BYTES, CourseFileLimit, inside, read_text, read_yaml
 from grader.course.files import LineMapping as _Mapping
 from grader.errors import CaseFileError
 from grader.model import Case, Generated, Limits, Mistake, Rule, Task
-from grader.grade.repeats import repeat_needed
+from grader.nim.lab import lab_checkers
 from grader.submission.rules import OPERATORS
 
 DEFAULT_LIMITS = Limits()
@@ -471,11 +472,11 @@ def load_task(
 
 
 def course_checkers(course: Path) -> CheckerRegistry:
-    """The built-in checkers plus those a course registers in ``<course>/checkers.py``.
+    """The Nim lab's checkers (``nim.lab``) plus those a course registers in ``<course>/checkers.py``.
 
     That file defines ``register(registry)``, which calls ``registry.register(name, function)``.
     """
-    registry = builtin_checkers()
+    registry = lab_checkers()
     extra = course / "checkers.py"
     if not extra.is_file():
         return registry

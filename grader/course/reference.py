@@ -1,71 +1,20 @@
-"""Expected answers from the reference solution, for generated cases; and shrinking a failure.
+"""Expected answers from the course's reference solutions, for generated cases.
 
 A generated case (``generate:`` in YAML) has no expected answer written down: it is what the
-course's reference solution prints for the input. When a student's program fails a generated case
-with a wrong answer or a crash, ``shrink`` looks for a smaller input (fewer rows, smaller heaps or
-numbers) that still fails, so the report can show the smallest failing input found. Shrinking runs
-programs, so it has a budget of run time (``ShrinkBudget``) that one file's shrinks share.
+course's reference solution prints for the input. ``with_answers`` fills them in before grading;
+``program_for`` finds the reference solution (or a student's file) with the companion files it uses.
 """
 
 from __future__ import annotations
 
-import json
-import threading
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Optional, Tuple
+from typing import Tuple
 
 from grader.errors import UsageError
+from grader.model import Case, Task
 from grader.run.execute import Program
-from grader.course.generators import GENERATORS, render
-from grader.model import Case, CaseResult, RunResult, Task, Verdict
 from grader.submission.files import is_regular_file
-
-# Failures a smaller input can explain quickly. A time-out, an output flood, running out of memory
-# or printing nothing would cost every candidate as much again, and a smaller input rarely explains
-# them; they are never shrunk, and a candidate that fails that way is not "a smaller failing input".
-SHRINKABLE = frozenset({Verdict.WRONG_ANSWER, Verdict.PRESENTATION_ERROR, Verdict.RUNTIME_ERROR})
-# Run time (seconds, as the runs report it) that all the shrinks of one file may spend together...
-TASK_SHRINK_SECONDS = 1.0
-# ...and that one shrink may spend, in multiples of the failing run's own time.
-SHRINK_FACTOR = 10
-# A candidate given less time than this could not even start: shrinking stops there.
-MIN_CANDIDATE_SECONDS = 0.005
-# Candidates one shrink may try at most, however fast they are.
-SHRINK_CANDIDATES = 40
-
-
-@dataclass
-class ShrinkBudget:
-    """The run time (seconds) that shrinking may still spend on one file: its shrinks share it.
-
-    Made afresh for each file graded (``grading.grade_submission``), never kept between files.
-    """
-
-    seconds: float = TASK_SHRINK_SECONDS
-
-
-class _Metered:
-    """A runner that adds up the time its runs report (``RunResult.time_s``), around a real one."""
-
-    def __init__(self, inner) -> None:
-        self.inner = inner
-        self.spent = 0.0
-        self._lock = threading.Lock()
-
-    def _count(self, run: RunResult) -> RunResult:
-        with self._lock:
-            self.spent += run.time_s
-        return run
-
-    def run(self, program, stdin, limits):
-        return self._count(self.inner.run(program, stdin, limits))
-
-    def interact(self, program, session, limits):
-        return self._count(self.inner.interact(program, session, limits))
-
-    def protections(self, python):
-        return self.inner.protections(python)
 
 
 def program_for(task: Task, path: Path, python: str) -> Tuple[Program, Tuple[str, ...]]:
@@ -130,62 +79,3 @@ def with_answers(task: Task, context) -> Task:
     answers = {case.name: answer(case, program, context) for case in pending}
     cases = tuple(replace(c, expected=(answers[c.name],)) if c.name in answers else c for c in task.cases)
     return replace(task, cases=cases)
-
-
-def shrink(
-    task: Task,
-    result: CaseResult,
-    program: Program,
-    context,
-    shown: str,
-    grade_case: Callable[[Case, Program, object, str], CaseResult],
-    budget: Optional[ShrinkBudget] = None,
-) -> Optional[Tuple[str, CaseResult]]:
-    """The smallest input found that still fails as ``result`` did, with its result, or None.
-
-    Only a wrong answer, a presentation error or a crash (``SHRINKABLE``) of a visible generated
-    case is shrunk. The shrink may spend ``SHRINK_FACTOR`` times the failing run's time, and no more
-    than ``budget`` has left (which it lowers by what it spent: runs of the program and of the
-    reference solution, as they report it). Each candidate runs with at most the time left, so a
-    slow candidate ends the shrink; when the time is up, the smallest failing input found so far
-    is the answer. ``grade_case`` grades one candidate (``grading.grade_case``, passed in: grading
-    calls this module, not the other way round).
-    """
-    case = result.case
-    if case.generated is None or case.hidden or result.verdict not in SHRINKABLE:
-        return None
-    budget = budget if budget is not None else ShrinkBudget()
-    allowed = min(SHRINK_FACTOR * result.time_s, budget.seconds)
-    meter = _Metered(context.runner)
-    metered = replace(context, runner=meter)
-    generator = GENERATORS[case.generated.generator]
-    reference = reference_program(task, context) if context.checkers.get(case.checker).needs_expected else None
-    fields = json.loads(case.generated.fields_json)
-    best = None
-    tried = 0
-    improved = True
-    try:
-        while improved:
-            improved = False
-            for candidate in generator.shrink(fields):
-                left = allowed - meter.spent
-                if left < MIN_CANDIDATE_SECONDS or tried >= SHRINK_CANDIDATES:
-                    return best
-                tried += 1
-                text = render(case.generated.template, candidate)
-                limits = replace(case.limits, time_s=min(case.limits.time_s, left))
-                trial = replace(
-                    case, input=text if text.endswith("\n") else text + "\n", hint="", mistakes=(), limits=limits
-                )
-                if reference is not None:
-                    try:
-                        trial = replace(trial, expected=(answer(trial, reference, metered),))
-                    except UsageError:
-                        continue  # the reference cannot answer it (in the time left): not a valid smaller case
-                outcome = grade_case(trial, program, metered, shown)
-                if outcome.verdict in SHRINKABLE:
-                    fields, best, improved = candidate, (trial.input, outcome), True
-                    break
-        return best
-    finally:
-        budget.seconds = max(0.0, budget.seconds - meter.spent)

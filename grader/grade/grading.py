@@ -15,11 +15,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, Mapping, Optional, Sequence, Tuple
 
-from grader.grade import diagnose
+from grader.check.checkers import CheckerRegistry, significant_lines
+from grader.check.random_answers import answer_key
 from grader.course import reference
-from grader.check.checkers import CheckerRegistry, answer_key, significant_lines
-from grader.run.execute import Program, Runner, SubprocessRunner
-from grader.submission.problems import all_cases, companion_notes, unusable_file
+from grader.grade import diagnose, shrink
+from grader.grade.quick_feedback import TimeoutGate
+from grader.grade.repeats import run_repeats
 from grader.model import (
     Case,
     CaseResult,
@@ -31,10 +32,10 @@ from grader.model import (
     TaskResult,
     Verdict,
 )
-from grader.grade.quick_feedback import TimeoutGate
-from grader.grade.repeats import run_repeats
-from grader.submission.source import inspect_source, main_block_advice
+from grader.run.execute import Program, Runner, SubprocessRunner
 from grader.submission.files import FileRead, Kind, read_files, staged
+from grader.submission.problems import all_cases, companion_notes, unusable_file
+from grader.submission.source import inspect_source, main_block_advice
 
 
 @dataclass(frozen=True)
@@ -147,10 +148,10 @@ def _with_shrunk(
     input that shrinking found. The file's shrinks share one budget of run time, in case order."""
     if not context.shrink:
         return dict(ran)
-    budget = reference.ShrinkBudget()
+    budget = shrink.ShrinkBudget()
     shrunk = {}
     for name, result in ran.items():
-        found = None if result.accepted else reference.shrink(task, result, program, context, shown, grade_case, budget)
+        found = None if result.accepted else shrink.shrink(task, result, program, context, shown, grade_case, budget)
         if found is not None:
             smaller, outcome = found
             message = f"{result.message} A smaller input that fails too: {smaller.strip()!r}. There: {outcome.message}"

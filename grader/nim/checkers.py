@@ -1,4 +1,4 @@
-"""Checkers that know the rules of Nim, registered under their names by ``builtin_checkers``.
+"""Checkers that know the rules of Nim, registered under their names by ``lab.lab_checkers``.
 
 ``optimal_move``: the output is a move ``[row, elements]`` for the case's board (its input); it
 must be legal and, from an N-position, leave nim-sum 0. Several answers are right, so it needs no
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 
-from grader.nim import rules as nim
 from grader.model import CheckOutcome, Verdict
+from grader.nim import rules as nim
 
 
 def check_optimal_move(actual: str, expected: str, case_input: str) -> CheckOutcome:

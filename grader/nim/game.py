@@ -14,9 +14,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
+from grader.model import RunResult, Verdict
 from grader.nim import rules as nim
 from grader.run.execute import END_OF_INPUT, EndOfInput
-from grader.model import RunResult, Verdict
 
 _ROW = re.compile(r"([0-9]+):((?: X)*)")
 _COMPUTER_MOVE = re.compile(r"(?P<name>.+?) removes (?P<elements>-?[0-9]+) from row (?P<row>-?[0-9]+)\W*")

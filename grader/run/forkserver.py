@@ -26,8 +26,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Dict, Optional, Tuple
 
-from grader.run.execute import FIXED_HASHING, ProcessRunner, Program, RunFolder, RunnerFailure, SubprocessRunner, rlimits
 from grader.model import Limits
+from grader.run.execute import (
+    FIXED_HASHING,
+    ProcessRunner,
+    Program,
+    RunFolder,
+    RunnerFailure,
+    SubprocessRunner,
+    rlimits,
+)
 from grader.run.sandbox import Protections, with_fork_server
 
 
