@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from grader.course.layout import Course
 from grader.course.loader import load_course
 from grader.grade.grading import GradingContext, grade_file
 from grader.model import Task, TaskResult, Verdict
@@ -142,7 +143,7 @@ def read_wrong_solution(task_id: str, path: Path) -> WrongSolution:
 
 def wrong_solutions(course: Path, task_id: str) -> List[WrongSolution]:
     """The known-wrong solutions of a task, in name order."""
-    folder = course / "solutions" / "wrong" / task_id
+    folder = Course(course).wrong(task_id)
     return [read_wrong_solution(task_id, p) for p in sorted(folder.glob("*.py"))] if folder.is_dir() else []
 
 
@@ -161,7 +162,7 @@ def grade_beside_reference(task: Task, source: Path, course: Path, context: Grad
         target = Path(folder) / f"{task.id}.py"
         shutil.copyfile(source, target)
         for name in task.uses_files:
-            companion = course / "solutions" / f"{name}.py"
+            companion = Course(course).solution(name)
             if companion.is_file():
                 shutil.copyfile(companion, Path(folder) / companion.name)
         return grade_file(task, target, context, str(source))
@@ -253,7 +254,7 @@ def verify_course(
 
 
 def _check_reference(task: Task, course: Path, context: GradingContext, checked: List[str]) -> List[Finding]:
-    solution = course / "solutions" / f"{task.id}.py"
+    solution = Course(course).solution(task.id)
     if not solution.is_file():
         return [Finding(task.id, f"there is no reference solution {solution}")]
     runs = [grade_beside_reference(task, solution, course, context) for _ in range(2)]
@@ -323,7 +324,7 @@ def limit_problems(task: Task, runs: Sequence[TaskResult], check_time: bool = Tr
 
 def _check_rejected(task: Task, course: Path, context: GradingContext, checked: List[str]) -> List[Finding]:
     findings = []
-    stub = course / "exercises" / f"{task.id}.py"
+    stub = Course(course).exercise(task.id)
     candidates = [(f"the stub {stub}", stub)] if stub.is_file() else []
     with tempfile.TemporaryDirectory(prefix="nim-grader-junk-") as folder:
         for label, text in JUNK.items():

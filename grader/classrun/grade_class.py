@@ -33,6 +33,7 @@ from grader.classrun.result_cache import (
     submission_fingerprint,
 )
 from grader.course import reference
+from grader.course.layout import Course
 from grader.errors import GraderError, UsageError
 from grader.grade.grading import GradingContext, grade_submission
 from grader.marks import CaseTally, StudentMarks
@@ -140,7 +141,7 @@ def grade_remote(setup: WorkerSetup, work: StudentWork) -> Tuple[TaskResult, ...
     from grader.run.forkserver import best_runner
 
     course = Path(setup.course)
-    if not (course / "testcases").is_dir():
+    if not Course(course).is_course():
         raise UsageError(
             f"the course folder {course} is not on the worker {socket.gethostname()}: every worker needs "
             "the course (testcases/, solutions/, exercises/) at the same path as the machine that runs grade."

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Dict, Iterable, Mapping, Optional, Tuple
 
 from grader import __version__
+from grader.course.layout import Course
 from grader.model import Case, CaseResult, Difference, Task, Verdict
 
 # Bump when the stored form changes, so old stores are read as empty rather than misread.
@@ -39,8 +40,8 @@ def grader_fingerprint() -> str:
 def run_fingerprint(python_version: str, course: Optional[Path]) -> str:
     """What every case of a run shares: the grader, the interpreter, the course's own checkers."""
     checkers = b""
-    if course is not None and (Path(course) / "checkers.py").is_file():
-        checkers = (Path(course) / "checkers.py").read_bytes()
+    if course is not None and Course(Path(course)).checkers_file.is_file():
+        checkers = Course(Path(course)).checkers_file.read_bytes()
     parts = [grader_fingerprint(), python_version, hashlib.sha256(checkers).hexdigest()]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 

@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Tuple
 
+from grader.course.layout import Course
 from grader.errors import UsageError
 from grader.model import Case, Task
 from grader.run.execute import Program
@@ -43,7 +44,7 @@ def program_for(task: Task, path: Path, python: str) -> Tuple[Program, Tuple[str
 
 def reference_program(task: Task, context) -> Program:
     """The reference solution of ``task`` as a program; ``UsageError`` when there is none."""
-    solution = Path(context.course) / "solutions" / f"{task.id}.py" if context.course else None
+    solution = Course(Path(context.course)).solution(task.id) if context.course else None
     if solution is None or not solution.is_file():
         raise UsageError(
             f"{task.source}: generated cases take their expected answers from the reference solution "
