@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from test_random_repeats import CountingRunner
 
+from grader.cli import grading_setup
 from grader.cli import main as cli
 from grader.course.loader import course_checkers, load_course
 from grader.grade.grading import grade_file
@@ -52,7 +53,7 @@ def spin_course(tmp_path) -> Path:
 def counting(monkeypatch, context) -> CountingRunner:
     """The runner every command of ``cli.main`` gets in this test, counting runs."""
     runner = CountingRunner(context.runner)
-    monkeypatch.setattr(cli, "best_runner", lambda: contextlib.nullcontext(runner))
+    monkeypatch.setattr(grading_setup, "best_runner", lambda: contextlib.nullcontext(runner))
     return runner
 
 

@@ -1,0 +1,69 @@
+"""``check``: grade a student's exercise files, write the HTML report, print the table (and JSON).
+
+In: the parsed ``check`` arguments. Out: the exit status (0 every task accepted, 1 not); with
+``--watch``, the status of the last grading once the watching stops.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List
+
+from grader.cli.grading_setup import course_folder, graded_with, grading_context, interpreter_version
+from grader.cli.watch import stamps, watch
+from grader.course.loader import load_course
+from grader.errors import UsageError
+from grader.grade.grading import GradingContext, grade_file
+from grader.model import TaskResult, Verdict
+from grader.report import pages as report
+from grader.safe_text import for_terminal
+from grader.submission.paths import collect_submissions
+
+
+def check_command(args) -> int:
+    """Grade the files of ``args.paths`` against the course (see the module docstring)."""
+    course = course_folder(args.course)
+    tasks = load_course(course.root)
+    if not tasks:
+        raise UsageError(f"{course.testcases}: no test case files (*.yaml) in it.")
+    pairs, notes = collect_submissions(args.paths, tasks, args.task)
+    version = interpreter_version(args.python)
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1.")
+    with grading_context(course, args.python, args.jobs, quick_feedback=not args.all) as context:
+        note = graded_with(version, context.runner.protections(args.python))
+        return _grade_and_report(args, pairs, notes, context, note)
+
+
+def _grade_and_report(args, pairs, notes, context: GradingContext, note: str) -> int:
+    """Grade, write the report, print the table (and JSON); with --watch, again on every save."""
+    for line in notes:
+        print(for_terminal(line), file=sys.stderr)
+
+    def grade_all() -> int:
+        results: List[TaskResult] = [grade_file(task, path, context, for_terminal(str(path))) for task, path in pairs]
+        index = _write_report(results, Path(args.report), note)
+        print(report.terminal_table(results, index), file=sys.stderr if args.json else sys.stdout, flush=True)
+        if args.json:
+            print(report.json_text(results), flush=True)
+        return 0 if all(r.verdict is Verdict.ACCEPTED for r in results) else 1
+
+    files = [path for _, path in pairs]
+    before = stamps(files)  # taken before grading: a save during the first grading counts too
+    status = grade_all()
+    if not args.watch:
+        return status
+    count = f"{len(files)} file{'s' if len(files) != 1 else ''}"
+    print(f"Watching {count}: save to grade again, Ctrl-C to stop.", flush=True)
+    return watch(files, grade_all, before)
+
+
+def _write_report(results: List[TaskResult], folder: Path, note: str) -> Path:
+    """The report written into ``folder``; its index page. A ``UsageError`` when it cannot be written."""
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"--report {folder}: this is a file, not a folder; choose another --report DIR.")
+    try:
+        return report.write_html(results, folder, note)
+    except OSError as error:
+        raise UsageError(f"cannot write the report to {folder}: {error.strerror or error}.") from None

@@ -1,0 +1,126 @@
+"""``grade``: grade a whole class, one folder per student, and write the reports and gradebook.
+
+In: the parsed ``grade`` arguments. Out: the exit status (0 every task of every student accepted,
+1 not, 2 a student could not be graded or the run was stopped), a summary on standard error and
+where the reports went on standard output. Here too: opening the results cache, reaching a Dask
+cluster, and refusing to mark a class with a sandbox that lacks protections unless told to.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+import sys
+from pathlib import Path
+
+from grader.classrun.grade_class import CACHE_NAME, grade_class, students_in
+from grader.classrun.progress import Progress
+from grader.classrun.result_cache import FreshCache, ResultCache
+from grader.cli.grading_setup import course_folder, graded_with, grading_context, interpreter_version
+from grader.course.loader import load_course
+from grader.errors import UsageError
+from grader.model import Verdict
+from grader.safe_text import for_terminal
+
+
+def grade_command(args) -> int:
+    """Grade every student folder of ``args.class_dir`` into ``args.out`` (see the module docstring)."""
+    class_dir = Path(args.class_dir)
+    if not class_dir.is_dir():
+        raise UsageError(f"{class_dir}: no such folder.")
+    listing = students_in(class_dir)
+    if not listing.students:
+        skipped = "".join(f"\n  {line}" for line in listing.skipped)
+        raise UsageError(f"{class_dir}: no student folders in it (one folder per student is expected).{skipped}")
+    if args.jobs < 1:
+        raise UsageError(f"--jobs {args.jobs}: give 1 or more.")
+    out = Path(args.out)
+    if out.resolve() == class_dir.resolve() or class_dir.resolve() in out.resolve().parents:
+        raise UsageError(f"--out {out}: choose a folder outside {class_dir}, or it would be graded as a student.")
+    course = course_folder(args.course)
+    tasks = list(load_course(course.root).values())
+    version = interpreter_version(args.python)
+    with contextlib.ExitStack() as stack:
+        context = stack.enter_context(grading_context(course, args.python, args.jobs))
+        executor, workers = (None, None) if not args.dask else _dask_executor(args.dask, stack)
+        cache = None if args.no_cache else stack.enter_context(_open_cache(Path(args.cache or out / CACHE_NAME)))
+        if cache is not None and args.fresh:
+            cache = FreshCache(cache)
+        protections = context.runner.protections(args.python)
+        _refuse_unprotected(protections, args.allow_unprotected)
+        try:
+            outcome = grade_class(
+                class_dir,
+                tasks,
+                out,
+                context,
+                python_version=version,
+                executor=executor,
+                workers=workers,
+                cache=cache,
+                progress=Progress(len(listing.students)),
+                note=graded_with(version, protections),
+            )
+        except KeyboardInterrupt:
+            print(
+                f"\nStopped. Finished students are kept in {out}; run the same command again to go on "
+                "where it stopped.",
+                file=sys.stderr,
+            )
+            return 2
+        except OSError as error:
+            raise UsageError(f"cannot write to {out}: {error.strerror or error}.") from None
+    print(outcome.summary, file=sys.stderr)
+    if outcome.skipped:
+        print(f"Not graded ({len(outcome.skipped)} of the entries in {for_terminal(str(class_dir))}):", file=sys.stderr)
+    for line in outcome.skipped:
+        print(f"  {for_terminal(line)}", file=sys.stderr)
+    for failure in outcome.grader_failures:
+        print(f"error: {for_terminal(failure)}", file=sys.stderr)
+    print(
+        f"Graded {len(outcome.students)} students on {len(tasks)} tasks: {out / 'index.html'}, {out / 'gradebook.csv'}"
+    )
+    if outcome.grader_failures:
+        return 2
+    everything = all(t.verdict is Verdict.ACCEPTED for student in outcome.students for t in student.tasks)
+    return 0 if everything else 1
+
+
+def _refuse_unprotected(protections, allowed: bool) -> None:
+    """A class's marks are graded with every protection, or with the instructor's say-so."""
+    missing = protections.missing() + ([protections.note] if protections.note else [])
+    if missing and not allowed:
+        raise UsageError(
+            "the sandbox lacks some of its protections here: " + "; ".join(missing) + ". Run grade as root on "
+            "Linux with bubblewrap installed (Debian: apt-get install bubblewrap), or pass --allow-unprotected "
+            "to grade with what is available (the reports will say what was missing)."
+        )
+
+
+@contextlib.contextmanager
+def _open_cache(path: Path):
+    """The results cache at ``path``, closed on the way out; a ``UsageError`` when it cannot be used."""
+    try:
+        cache = ResultCache(path)
+    except (OSError, sqlite3.Error) as error:
+        raise UsageError(
+            f"{path}: cannot use this file as the results cache ({error}); pass --cache FILE or --no-cache."
+        ) from None
+    with cache:
+        yield cache
+
+
+def _dask_executor(address: str, stack: contextlib.ExitStack):
+    """A concurrent.futures executor on the Dask cluster at ``address``, and units to keep in flight."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError("--dask needs Dask's distributed package: pip install 'nim-grader[dask]'.") from None
+    try:
+        client = stack.enter_context(Client(address, timeout=15))
+    except OSError as error:
+        raise UsageError(f"--dask {address}: cannot reach the Dask scheduler ({error}).") from None
+    threads = sum(client.nthreads().values())
+    if not threads:
+        raise UsageError(f"--dask {address}: the cluster has no workers yet; start some with dask worker {address}.")
+    return client.get_executor(), 2 * threads

@@ -1,0 +1,59 @@
+"""``verify``: check the course's test suite, print what held and what falls short (``verify_text``).
+
+In: the parsed ``verify`` arguments. Out: the exit status (0 everything held, 1 not), the summary on
+standard output, progress on standard error, and with ``--html`` the kill matrix as a page.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from grader.authoring.verify import VerifyReport, verify_course
+from grader.cli.grading_setup import course_folder, grading_context, interpreter_version
+from grader.errors import UsageError
+from grader.report import pages as report
+
+
+def verify_command(args) -> int:
+    """Verify the course of ``args.course`` (see the module docstring)."""
+    course = course_folder(args.course)
+    if not course.solutions.is_dir():
+        raise UsageError(f"{course.root}: there is no solutions/ folder to verify against.")
+    interpreter_version(args.python)
+    with grading_context(course, args.python, args.jobs) as context:
+        result = verify_course(course.root, context, progress=lambda text: print(f"  {text}", file=sys.stderr))
+    print(verify_text(result))
+    if args.html:
+        path = Path(args.html)
+        try:
+            report.write_verify_html(result, path)
+        except OSError as error:
+            raise UsageError(f"cannot write {path}: {error.strerror or error}.") from None
+        print(f"Kill matrix: {path}")
+    return 0 if result.ok else 1
+
+
+def verify_text(result: VerifyReport) -> str:
+    """The summary ``verify`` prints: what held, the kill matrix in brief, what falls short."""
+    lines = ["Held:"] + [f"  ok  {line}" for line in result.checked]
+    lines.append("Kill matrix (cases x known-wrong solutions):")
+    for matrix in result.matrices:
+        if not matrix.wrong:
+            lines.append(f"  {matrix.task_id}: no known-wrong solutions in solutions/wrong/{matrix.task_id}/")
+            continue
+        caught = len(matrix.wrong) - len(matrix.uncaught())
+        weak = matrix.weak_cases()
+        lines.append(
+            f"  {matrix.task_id}: {caught} of {len(matrix.wrong)} known-wrong solutions caught; "
+            f"{len(matrix.cases) - len(weak)} of {len(matrix.cases)} cases catch at least one"
+        )
+    if result.weak:
+        lines.append(f"Cases that catch no known-wrong solution ({len(result.weak)}; worth a look, not a failure):")
+        lines += [f"  - {f.task_id}: {f.what}" for f in result.weak]
+    if result.findings:
+        lines.append(f"Falls short ({len(result.findings)}):")
+        lines += [f"  - {f.task_id}: {f.what}" for f in result.findings]
+    else:
+        lines.append("Everything held.")
+    return "\n".join(lines)
