@@ -33,8 +33,8 @@ PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT))
 
 import grader.run.forkserver as forkserver  # noqa: E402
-from grader.run.execute import Program  # noqa: E402
 from grader.model import Limits  # noqa: E402
+from grader.run.execute import Program  # noqa: E402
 
 SOURCE = "print(int(input()) + 1)\n"
 # As root without bubblewrap the runs' users must be able to read the interpreter: the system's

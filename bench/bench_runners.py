@@ -27,9 +27,9 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(PROJECT))
 
+from grader.course.loader import load_course  # noqa: E402
 from grader.run.execute import Program, SubprocessRunner  # noqa: E402
 from grader.run.forkserver import ForkServerRunner  # noqa: E402
-from grader.course.loader import load_course  # noqa: E402
 
 
 def workload():
