@@ -15,8 +15,8 @@ import re
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
-from grader.check.checkers import Checker, CheckerRegistry
 from grader.check.random_answers import repeat_needed
+from grader.check.registry import Checker, CheckerRegistry
 from grader.course.files import MAX_DATA_BYTES, CourseFileLimit, inside, read_text, read_yaml
 from grader.course.files import LineMapping as _Mapping
 from grader.errors import CaseFileError

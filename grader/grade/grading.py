@@ -15,8 +15,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, Mapping, Optional, Sequence, Tuple
 
-from grader.check.checkers import CheckerRegistry, significant_lines
 from grader.check.random_answers import answer_key
+from grader.check.registry import CheckerRegistry
+from grader.check.text import significant_lines
 from grader.course import reference
 from grader.grade import diagnose, shrink
 from grader.grade.quick_feedback import TimeoutGate
