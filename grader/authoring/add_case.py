@@ -20,7 +20,9 @@ import yaml
 
 from grader.check.registry import Checker
 from grader.check.text import quote, significant_lines
-from grader.course.loader import DEFAULT_LIMITS, load_task, read_yaml
+from grader.course.files import read_yaml
+from grader.course.limits import DEFAULT_LIMITS
+from grader.course.loader import load_task
 from grader.course.reference import program_for
 from grader.errors import GraderError, UsageError
 from grader.grade.grading import GradingContext

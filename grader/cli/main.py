@@ -24,7 +24,8 @@ from grader.authoring.verify import verify_course
 from grader.classrun.grade_class import CACHE_NAME, grade_class, students_in
 from grader.classrun.progress import Progress
 from grader.classrun.result_cache import FreshCache, ResultCache
-from grader.course.loader import course_checkers, load_course
+from grader.course.course_checkers import course_checkers
+from grader.course.loader import load_course
 from grader.errors import GraderError, UsageError
 from grader.grade.grading import GradingContext, grade_file
 from grader.model import TaskResult, Verdict
