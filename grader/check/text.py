@@ -1,16 +1,16 @@
 """The text checkers and their wording: ``text`` (line by line) and ``tokens`` (word by word).
 
 In: a program's output and the expected text. Out: a ``CheckOutcome`` whose message names the first
-line, column or word that differs, with white space made visible. The helpers that say so
-(``significant_lines``, ``visible``, ``quote``...) serve the other checkers,
-the report and add-case too.
+line, column or word that differs, with white space made visible. The helpers that find and say
+so serve the other checkers, grading, the report and add-case too: ``significant_lines``,
+``visible``, ``quote``, and ``first_difference`` (the line and column a report marks).
 """
 
 from __future__ import annotations
 
 from typing import Optional
 
-from grader.model import CheckOutcome, Verdict
+from grader.model import CheckOutcome, Difference, Verdict
 
 ACCEPTED = CheckOutcome(Verdict.ACCEPTED)
 
@@ -50,6 +50,23 @@ def first_column(mine: str, theirs: str) -> int:
         if a != b:
             return index + 1
     return min(len(mine), len(theirs)) + 1
+
+
+def first_difference(expected: str, actual: str) -> Optional[Difference]:
+    """The first (line, column) where ``actual`` departs from ``expected``, both 1-based.
+
+    Lines compare as the text checker does (trailing white space ignored); None when equal.
+    """
+    want, got = significant_lines(expected), significant_lines(actual)
+    for number in range(max(len(want), len(got))):
+        mine = got[number] if number < len(got) else None
+        theirs = want[number] if number < len(want) else None
+        if mine == theirs:
+            continue
+        if mine is None or theirs is None:
+            return Difference(line=number + 1, column=1)
+        return Difference(line=number + 1, column=first_column(mine, theirs))
+    return None
 
 
 def extra_lines_message(actual: list, expected: list) -> Optional[str]:
