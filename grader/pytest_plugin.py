@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from grader.authoring.verify import JUNK, check_wrong_solution, grade_until_decided, wrong_solutions
-from grader.course.loader import course_checkers, load_task
+from grader.course.course_checkers import course_checkers
+from grader.course.loader import load_task
 from grader.course.reference import program_for, with_answers
 from grader.errors import GraderError
 from grader.grade.grading import GradingContext, grade_case, grade_file

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.course.loader import course_checkers, load_course
+from grader.course.course_checkers import course_checkers
+from grader.course.loader import load_course
 from grader.grade.grading import GradingContext, grade_file
 
 PROJECT = Path(__file__).resolve().parent.parent

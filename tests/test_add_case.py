@@ -15,7 +15,8 @@ import pytest
 
 import grader.authoring.add_case as add_case_module
 from grader.authoring.add_case import add_case, default_name, yaml_scalar
-from grader.course.loader import course_checkers, load_task
+from grader.course.course_checkers import course_checkers
+from grader.course.loader import load_task
 from grader.errors import CaseFileError, GraderError, UsageError
 from grader.grade.grading import GradingContext
 from grader.run.execute import SubprocessRunner

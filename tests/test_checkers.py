@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from grader.check.checkers import CheckerRegistry
+from grader.check.registry import CheckerRegistry
 from grader.model import CheckOutcome, Verdict
 from grader.nim.lab import lab_checkers
 

@@ -10,7 +10,8 @@ import threading
 from conftest import PROJECT
 from grader.classrun.grade_class import grade_class
 from grader.classrun.progress import Progress
-from grader.course.loader import course_checkers, load_course
+from grader.course.course_checkers import course_checkers
+from grader.course.loader import load_course
 from grader.grade.grading import GradingContext
 
 

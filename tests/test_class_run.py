@@ -25,7 +25,8 @@ from grader.classrun.grade_class import grade_class
 from grader.classrun.progress import Progress
 from grader.classrun.result_cache import ResultCache
 from grader.cli.main import main
-from grader.course.loader import course_checkers, load_course
+from grader.course.course_checkers import course_checkers
+from grader.course.loader import load_course
 from grader.grade.grading import GradingContext
 from grader.marks import StudentMarks, TaskMark
 from grader.model import Verdict

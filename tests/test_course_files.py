@@ -14,7 +14,8 @@ import pytest
 
 from conftest import PROJECT, solution
 from grader.course import files as course_files
-from grader.course.loader import load_task, read_yaml
+from grader.course.files import read_yaml
+from grader.course.loader import load_task
 from grader.errors import CaseFileError
 from grader.nim.lab import lab_checkers
 
@@ -81,7 +82,7 @@ def test_a_yaml_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path):
 
 
 def test_a_big_expected_file_is_refused_with_line_and_key(tmp_path, monkeypatch):
-    monkeypatch.setattr("grader.course.loader.MAX_DATA_BYTES", 1000)
+    monkeypatch.setattr("grader.course.case_validation.MAX_DATA_BYTES", 1000)
     path = tmp_path / "testcases" / "demo.yaml"
     path.parent.mkdir()
     (path.parent / "answer.txt").write_text("x" * 1001)

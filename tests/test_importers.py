@@ -11,7 +11,8 @@ import yaml
 
 from grader.authoring.importers import ImportResult, import_cms, import_kattis
 from grader.cli.main import main
-from grader.course.loader import DEFAULT_LIMITS, load_task
+from grader.course.limits import DEFAULT_LIMITS
+from grader.course.loader import load_task
 from grader.errors import UsageError
 from grader.nim.lab import lab_checkers
 

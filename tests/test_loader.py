@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.course.loader import course_checkers, load_course, load_task
+from grader.course.course_checkers import course_checkers
+from grader.course.loader import load_course, load_task
 from grader.errors import CaseFileError
 from grader.model import Rule, Verdict
 from grader.nim.lab import lab_checkers

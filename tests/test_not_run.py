@@ -18,7 +18,8 @@ from test_random_repeats import CountingRunner
 
 from grader.cli import grading_setup
 from grader.cli import main as cli
-from grader.course.loader import course_checkers, load_course
+from grader.course.course_checkers import course_checkers
+from grader.course.loader import load_course
 from grader.grade.grading import grade_file
 from grader.model import Verdict
 

@@ -7,7 +7,7 @@ import sys
 
 from conftest import PROJECT, solution
 from grader.cli.main import main
-from grader.course.loader import course_checkers
+from grader.course.course_checkers import course_checkers
 from grader.grade.grading import GradingContext, grade_file
 from grader.model import Limits, Verdict
 from grader.run.execute import Program, SubprocessRunner

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECT, solution
-from grader.course.loader import course_checkers
+from grader.course.course_checkers import course_checkers
 from grader.grade.grading import GradingContext, grade_file
 from grader.model import Limits, Verdict
 from grader.run.forkserver import ForkServerRunner, best_runner

@@ -18,8 +18,11 @@ from typing import Any, List, Optional, Tuple
 
 import yaml
 
-from grader.check.checkers import Checker, quote, significant_lines
-from grader.course.loader import DEFAULT_LIMITS, load_task, read_yaml
+from grader.check.registry import Checker
+from grader.check.text import quote, significant_lines
+from grader.course.files import read_yaml
+from grader.course.limits import DEFAULT_LIMITS
+from grader.course.loader import load_task
 from grader.course.reference import program_for
 from grader.errors import GraderError, UsageError
 from grader.grade.grading import GradingContext

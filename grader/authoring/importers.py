@@ -22,7 +22,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import yaml
 
-from grader.course.loader import DEFAULT_LIMITS, read_yaml
+from grader.course.files import read_yaml
+from grader.course.limits import DEFAULT_LIMITS
 from grader.errors import CaseFileError, UsageError
 
 

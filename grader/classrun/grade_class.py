@@ -137,7 +137,7 @@ def grade_work(context: GradingContext, work: StudentWork) -> Tuple[TaskResult, 
 
 def grade_remote(setup: WorkerSetup, work: StudentWork) -> Tuple[TaskResult, ...]:
     """``grade_work`` on a worker of any executor: sets up its own runner for the unit."""
-    from grader.course.loader import course_checkers
+    from grader.course.course_checkers import course_checkers
     from grader.run.forkserver import best_runner
 
     course = Path(setup.course)

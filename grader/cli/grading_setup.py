@@ -11,8 +11,8 @@ import contextlib
 from pathlib import Path
 from typing import Iterator, Optional
 
+from grader.course.course_checkers import course_checkers
 from grader.course.layout import Course
-from grader.course.loader import course_checkers
 from grader.errors import UsageError
 from grader.grade.grading import GradingContext
 from grader.run.execute import python_version

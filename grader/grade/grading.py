@@ -15,8 +15,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, Mapping, Optional, Sequence, Tuple
 
-from grader.check.checkers import CheckerRegistry, significant_lines
 from grader.check.random_answers import answer_key
+from grader.check.registry import CheckerRegistry
+from grader.check.text import first_difference, significant_lines
 from grader.course import reference
 from grader.grade import diagnose, shrink
 from grader.grade.quick_feedback import TimeoutGate
@@ -443,21 +444,3 @@ def _check(case: Case, actual: str, checker) -> CheckOutcome:
             if outcome.verdict is wanted:
                 return outcome
     return outcomes[0]
-
-
-def first_difference(expected: str, actual: str) -> Optional[Difference]:
-    """The first (line, column) where ``actual`` departs from ``expected``, both 1-based.
-
-    Lines compare as the text checker does (trailing white space ignored); None when equal.
-    """
-    want, got = significant_lines(expected), significant_lines(actual)
-    for number in range(max(len(want), len(got))):
-        mine = got[number] if number < len(got) else None
-        theirs = want[number] if number < len(want) else None
-        if mine == theirs:
-            continue
-        if mine is None or theirs is None:
-            return Difference(line=number + 1, column=1)
-        column = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
-        return Difference(line=number + 1, column=column + 1)
-    return None

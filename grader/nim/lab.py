@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grader.check.checkers import CheckerRegistry, generic_checkers
+from grader.check.registry import CheckerRegistry, generic_checkers
 from grader.nim.checkers import check_optimal_move
 from grader.nim.game import nim_game, validate_game_options
 

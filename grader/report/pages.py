@@ -18,7 +18,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import jinja2
 
 from grader import __version__
-from grader.check.checkers import visible
+from grader.check.text import visible
 from grader.marks import CaseTally, StudentMarks
 from grader.model import CaseResult, Task, TaskResult, Verdict
 from grader.report.class_charts import class_overview

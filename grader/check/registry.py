@@ -1,0 +1,157 @@
+"""The checker registry: checkers by name, and the check of a checker's options at load time.
+
+A checker is ``function(actual, expected, case_input, *, option=default, ...) -> CheckOutcome``.
+Its keyword-only parameters are its options; the loader rejects, at load time, an option a checker
+does not take or a value of the wrong type, so a misspelt option in YAML never passes silently.
+Checkers are chosen by name from a ``CheckerRegistry``; a course can register its own.
+``generic_checkers()`` gives a fresh registry with the checkers any course may use.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Mapping, Optional
+
+from grader.check.structured import (
+    check_float,
+    check_json,
+    check_regex,
+    validate_float_options,
+    validate_json,
+    validate_regex,
+    validate_regex_options,
+)
+from grader.check.text import check_text, check_tokens
+from grader.model import CheckOutcome
+
+CheckFunction = Callable[..., CheckOutcome]
+ExpectedValidator = Callable[[str, Mapping[str, Any]], Optional[str]]
+OptionsValidator = Callable[[Mapping[str, Any]], Optional[str]]
+
+
+@dataclass(frozen=True)
+class Checker:
+    """A named checker; its validators may reject options or an expected text at load time."""
+
+    name: str
+    function: CheckFunction
+    validate_expected: Optional[ExpectedValidator] = None
+    validate_options: Optional[OptionsValidator] = None
+    needs_expected: bool = True
+    interactive: bool = False
+
+    def option_defaults(self) -> Dict[str, Any]:
+        """Option name → default value (``inspect.Parameter.empty`` when the option is required)."""
+        return {
+            p.name: p.default
+            for p in inspect.signature(self.function).parameters.values()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY
+        }
+
+    def option_errors(self, options: Mapping[str, Any], complete: bool = True) -> list:
+        """Sentences saying what is wrong with ``options`` for this checker (empty when fine).
+
+        With ``complete=False`` (a task's defaults, which cases may complete) missing required
+        options are allowed; the checker's own validator then runs only when none is missing.
+        """
+        defaults = self.option_defaults()
+        errors = []
+        missing = [k for k, d in defaults.items() if d is inspect.Parameter.empty and k not in options]
+        for key, value in options.items():
+            if key not in defaults:
+                known = ", ".join(sorted(defaults)) or "none"
+                errors.append(f"checker '{self.name}' has no option '{key}' (its options: {known})")
+                continue
+            default = defaults[key]
+            if default is not inspect.Parameter.empty and not _same_kind(value, default):
+                errors.append(
+                    f"option '{key}' of checker '{self.name}' must be {_kind_name(default)}, not {_kind_name(value)}"
+                )
+        if complete:
+            errors.extend(f"checker '{self.name}' needs the option '{key}'" for key in missing)
+        if not errors and not missing and self.validate_options is not None:
+            error = self.validate_options(options)
+            if error:
+                errors.append(error)
+        return errors
+
+    def __call__(self, actual: str, expected: str, case_input: str, options: Mapping[str, Any]):
+        """Run the checker; returns its ``CheckOutcome``."""
+        return self.function(actual, expected, case_input, **options)
+
+
+def _same_kind(value: Any, default: Any) -> bool:
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and isinstance(default, bool)
+    if isinstance(default, float):
+        return isinstance(value, (int, float))
+    if default is None:
+        return True
+    if isinstance(default, (tuple, list)):
+        return isinstance(value, (tuple, list))
+    return isinstance(value, type(default))
+
+
+def _kind_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+class CheckerRegistry:
+    """Checkers by name. Made fresh per course (``generic_checkers``, ``nim.lab.lab_checkers``), never global."""
+
+    def __init__(self) -> None:
+        self._checkers: Dict[str, Checker] = {}
+
+    def register(
+        self,
+        name: str,
+        function: CheckFunction,
+        *,
+        validate_expected: Optional[ExpectedValidator] = None,
+        validate_options: Optional[OptionsValidator] = None,
+        needs_expected: bool = True,
+        interactive: bool = False,
+    ) -> None:
+        """Add a checker under ``name``; a name already taken is a ``ValueError``.
+
+        ``validate_options(options)`` and ``validate_expected(expected, options)`` return a
+        sentence when what a YAML file gives is unusable, or None. A checker that decides alone
+        (``needs_expected=False``) makes ``expected`` optional. An ``interactive`` checker is a
+        factory ``function(*, options) -> Session`` that plays against the program instead of
+        reading its finished output; its cases need neither ``input`` nor ``expected``.
+        """
+        if name in self._checkers:
+            raise ValueError(f"a checker named '{name}' is already registered")
+        self._checkers[name] = Checker(
+            name, function, validate_expected, validate_options, needs_expected and not interactive, interactive
+        )
+
+    def get(self, name: str) -> Optional[Checker]:
+        """The checker called ``name``, or None."""
+        return self._checkers.get(name)
+
+    def names(self) -> list:
+        """All registered names, sorted."""
+        return sorted(self._checkers)
+
+
+def generic_checkers() -> CheckerRegistry:
+    """A fresh registry with the checkers any course may use: text, tokens, json, float, regex."""
+    registry = CheckerRegistry()
+    registry.register("text", check_text)
+    registry.register("tokens", check_tokens)
+    registry.register("json", check_json, validate_expected=validate_json)
+    registry.register("float", check_float, validate_options=validate_float_options)
+    registry.register("regex", check_regex, validate_expected=validate_regex, validate_options=validate_regex_options)
+    return registry

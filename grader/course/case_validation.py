@@ -1,0 +1,248 @@
+"""One case of a test case file: its mapping → ``Case``, every value checked first.
+
+``CaseValidator`` holds what checking any part of one file needs: ``fail`` (a ``CaseFileError``
+naming the file, the line and the key), the keys and their types, a checker and its options, and
+the limits. With them it builds a case: its input and expected answers (given, or read from a file
+in the course folder), points, repetition and known mistakes. ``task_validation`` builds on it for
+the top of the file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from pathlib import Path
+from typing import Any, Mapping, Optional
+
+from grader.check.random_answers import repeat_needed
+from grader.check.registry import CheckerRegistry
+from grader.course.case_keys import CASE_KEYS, MISTAKE_KEYS, SHARED_KEYS, kind_of
+from grader.course.files import MAX_DATA_BYTES, CourseFileLimit, LineMapping, inside, read_text
+from grader.course.limits import DEFAULT_LIMITS, LIMIT_KEYS, case_limits, limit_problem
+from grader.errors import CaseFileError
+from grader.model import Case, Mistake
+
+
+class CaseValidator:
+    """Checks the cases of one parsed file and builds each ``Case``; ``fail`` raises with file and line."""
+
+    def __init__(self, path: Path, shown: str, checkers: CheckerRegistry, course: Path) -> None:
+        self.path = path
+        self.shown = shown
+        self.checkers = checkers
+        self.course = course  # the folder the files that cases name must be in
+
+    def fail(self, line: Optional[int], what: str) -> None:
+        """Raise the ``CaseFileError`` saying ``what`` is wrong at ``line`` of this file."""
+        raise CaseFileError(self.shown, line, what)
+
+    def check_keys(self, mapping: LineMapping, allowed: Mapping, where: str) -> None:
+        """Fail on the first key of ``mapping`` not in the table ``allowed`` or of the wrong type."""
+        for key, value in mapping.items():
+            line = mapping.key_lines.get(key, mapping.line)
+            if key not in allowed:
+                close = difflib.get_close_matches(key, list(allowed), n=1)
+                guess = f" (did you mean '{close[0]}'?)" if close else ""
+                known = ", ".join(allowed)
+                self.fail(line, f"unknown key '{key}' {where}{guess}; known keys: {known}")
+            types, words = allowed[key]
+            if isinstance(value, bool) and bool not in types:
+                self.fail(line, f"'{key}' {where} must be {words}, not true/false")
+            if not isinstance(value, types):
+                self.fail(line, f"'{key}' {where} must be {words}, not {kind_of(value)}")
+
+    def settings(self, data: LineMapping, inherited: Optional[dict]) -> dict:
+        """Checker, options and limits of a task (inherited None) or of a case."""
+        base = inherited or {
+            "checker": "text",
+            "checker_options": {},
+            "time_limit": DEFAULT_LIMITS.time_s,
+            "memory_limit": DEFAULT_LIMITS.memory_mib,
+            "output_limit": DEFAULT_LIMITS.output_bytes,
+        }
+        result = dict(base)
+        for key in SHARED_KEYS:
+            if key in data:
+                result[key] = data[key]
+        if "checker" in data and "checker_options" not in data:
+            result["checker_options"] = {}
+        elif inherited is not None and "checker_options" in data and "checker" not in data:
+            # a case's options complete the task's (e.g. the task sets a tolerance, the case a board)
+            result["checker_options"] = {**inherited["checker_options"], **data["checker_options"]}
+        name = result["checker"]
+        line = data.key_lines.get("checker", data.line)
+        checker = self.checkers.get(name)
+        if checker is None:
+            close = difflib.get_close_matches(name, self.checkers.names(), n=1)
+            guess = f" (did you mean '{close[0]}'?)" if close else ""
+            self.fail(line, f"unknown checker '{name}'{guess}; known checkers: {', '.join(self.checkers.names())}")
+        for error in checker.option_errors(result["checker_options"], complete=inherited is not None):
+            self.fail(data.key_lines.get("checker_options", line), error)
+        for key in LIMIT_KEYS:
+            problem = limit_problem(key, data[key]) if key in data else None
+            if problem:
+                self.fail(data.key_lines[key], problem)
+        return result
+
+    def points(self, item: LineMapping) -> float:
+        """A case's ``points``: 0 or more (0: the case is shown but does not count)."""
+        points = item.get("points", 1)
+        if not 0 <= points < math.inf:
+            self.fail(item.key_lines.get("points", item.line), f"'points' must be 0 or more, not {points!r}")
+        return points
+
+    def case(self, item: Any, defaults: dict, line: int) -> Case:
+        """The ``Case`` a YAML case mapping describes, on the task's ``defaults`` (settings, mistakes)."""
+        if not isinstance(item, LineMapping):
+            self.fail(line, "each case must be a mapping with name, input and expected")
+        label = f"in case '{item['name']}'" if isinstance(item.get("name"), str) else "in a case"
+        self.check_keys(item, CASE_KEYS, label)
+        if "name" not in item or not item["name"].strip():
+            self.fail(item.line, "this case has no 'name': give it one that says what it checks")
+        if ";" in item["name"]:
+            self.fail(
+                item.key_lines["name"],
+                f"the case name '{item['name']}' contains ';', which separates case names in a known-wrong "
+                "solution's caught-by line: use ':' or ',' instead",
+            )
+        settings = self.settings(item, defaults)
+        checker = self.checkers.get(settings["checker"])
+        if checker.interactive:
+            for key in ("input", "input_file", "expected", "expected_file"):
+                if key in item:
+                    self.fail(
+                        item.key_lines[key],
+                        f"'{key}' is not used {label}: the checker '{checker.name}' plays against the program "
+                        "and takes everything from checker_options",
+                    )
+            case_input, expected = "", ()
+        else:
+            case_input = self.text_or_file(item, "input", label)
+            if checker.needs_expected or "expected" in item or "expected_file" in item:
+                expected = self.expected(item, label)
+            else:
+                expected = ()
+        if checker.validate_expected:
+            for text in expected:
+                error = checker.validate_expected(text, settings["checker_options"])
+                if error:
+                    self.fail(item.key_lines.get("expected", item.line), f"{error} {label}")
+        if case_input and not case_input.endswith("\n"):
+            case_input += "\n"
+        repeat, min_distinct = self.repetition(item, label)
+        mistakes = self.mistakes(item, f"in the mistakes {label}") + defaults["mistakes"]
+        return Case(
+            name=item["name"].strip(),
+            input=case_input,
+            expected=expected,
+            checker=settings["checker"],
+            checker_options=dict(settings["checker_options"]),
+            limits=case_limits(settings),
+            hidden=item.get("hidden", False),
+            hint=item.get("hint", ""),
+            points=self.points(item),
+            line=item.line,
+            repeat=repeat,
+            min_distinct=min_distinct,
+            mistakes=mistakes,
+        )
+
+    def mistakes(self, data: LineMapping, label: str) -> tuple:
+        """Known wrong answers: each an exact ``output`` or a regex ``pattern``, with a ``hint``."""
+        found = []
+        for item in data.get("mistakes", []):
+            line = getattr(item, "line", data.key_lines.get("mistakes", data.line))
+            if not isinstance(item, LineMapping):
+                self.fail(line, f"each mistake {label} must be a mapping with output (or pattern) and hint")
+            self.check_keys(item, MISTAKE_KEYS, label)
+            if ("output" in item) == ("pattern" in item):
+                self.fail(item.line, f"a mistake {label} needs exactly one of 'output' and 'pattern'")
+            if "hint" not in item:
+                self.fail(item.line, f"a mistake {label} needs a 'hint': what to tell a student whose output matches")
+            if "pattern" in item:
+                try:
+                    re.compile(item["pattern"])
+                except re.error as error:
+                    what = f"'pattern' {label} is not a valid regular expression: {error}"
+                    self.fail(item.key_lines["pattern"], what)
+            found.append(Mistake(hint=item["hint"], output=item.get("output"), pattern=item.get("pattern")))
+        return tuple(found)
+
+    def repetition(self, item: LineMapping, label: str) -> tuple:
+        """(repeat, min_distinct): run the case that many times; need that many different answers."""
+        repeat = item.get("repeat", 1)
+        if repeat < 1:
+            self.fail(item.key_lines["repeat"], f"'repeat' {label} must be 1 or more")
+        min_distinct = item.get("min_distinct", 0)
+        if "min_distinct" in item and not 1 <= min_distinct <= repeat:
+            self.fail(
+                item.key_lines["min_distinct"],
+                f"'min_distinct' {label} must be between 1 and 'repeat' ({repeat}): the runs are where "
+                "different answers can appear",
+            )
+        needed = repeat_needed(min_distinct)
+        if repeat < needed:
+            self.fail(
+                item.key_lines.get("repeat", item.line),
+                f"'repeat' {label} must be at least {needed} with 'min_distinct' {min_distinct}: in {repeat} "
+                f"run{'s' if repeat != 1 else ''}, a correct solution that picks its answer at random shows fewer "
+                f"than {min_distinct} different answers, and fails, more often than once in 2**20 gradings (see "
+                "'Random answers' in docs/testcases.md)",
+            )
+        return repeat, min_distinct
+
+    def text_or_file(self, item: LineMapping, key: str, label: str) -> str:
+        """The text ``key`` gives, or that of the file ``<key>_file`` names (one of them, not both)."""
+        file_key = f"{key}_file"
+        if key in item and file_key in item:
+            self.fail(item.key_lines[file_key], f"give either '{key}' or '{file_key}' {label}, not both")
+        if file_key in item:
+            return self.read_data_file(item[file_key], item.key_lines[file_key], f"'{file_key}' {label}")
+        if key not in item:
+            self.fail(item.line, f"the key '{key}' is missing {label}")
+        return item[key]
+
+    def read_data_file(self, name: str, line: int, label: str) -> str:
+        """The text of the file ``name`` (relative to the YAML file) that ``label`` (the key) names.
+
+        It must be in the course folder, with links followed, and at most ``MAX_DATA_BYTES``.
+        """
+        target = self.path.parent / name
+        if not inside(target, self.course):
+            self.fail(
+                line,
+                f"{label} names '{name}', which is outside the course folder ({self.course}): a case's files "
+                "must be in the course folder, named relative to the YAML file",
+            )
+        try:
+            return read_text(target, MAX_DATA_BYTES)
+        except FileNotFoundError:
+            self.fail(line, f"the file '{name}' named by {label} does not exist (looked for {target})")
+        except CourseFileLimit as error:
+            self.fail(line, f"the file '{name}' named by {label} is not read: {error}")
+        except (OSError, UnicodeDecodeError) as error:
+            self.fail(line, f"cannot read '{name}' named by {label}: {error}")
+        raise AssertionError("unreachable")
+
+    def expected(self, item: LineMapping, label: str) -> tuple:
+        """The acceptable answers of a case: one text, a list of texts, or a file's text."""
+        if "expected" in item and isinstance(item["expected"], list):
+            answers = item["expected"]
+            line = item.key_lines["expected"]
+            if not answers:
+                self.fail(line, f"'expected' {label} is an empty list: give at least one answer")
+            for answer in answers:
+                if not isinstance(answer, str):
+                    self.fail(
+                        line,
+                        f"'expected' {label} is a list, so each item must be an acceptable answer "
+                        f"as text in quotes; {answer!r} is not text (for a JSON answer, quote the "
+                        f"whole JSON: expected: '[1, 2]')",
+                    )
+            if "expected_file" in item:
+                self.fail(
+                    item.key_lines["expected_file"], f"give either 'expected' or 'expected_file' {label}, not both"
+                )
+            return tuple(answers)
+        return (self.text_or_file(item, "expected", label),)
