@@ -19,7 +19,8 @@ from typing import List, Optional, Sequence
 
 from grader import __version__
 from grader.authoring.add_case import add_case
-from grader.authoring.importers import import_cms, import_kattis
+from grader.authoring.import_cms import import_cms
+from grader.authoring.import_kattis import import_kattis
 from grader.authoring.verify import verify_course
 from grader.classrun.grade_class import CACHE_NAME, grade_class, students_in
 from grader.classrun.progress import Progress
