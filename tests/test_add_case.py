@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 import grader.authoring.add_case as add_case_module
-from grader.authoring.add_case import add_case, default_name, yaml_scalar
+from grader.authoring.add_case import add_case, default_name
+from grader.authoring.case_yaml import yaml_scalar
 from grader.course.course_checkers import course_checkers
 from grader.course.loader import load_task
 from grader.errors import CaseFileError, GraderError, UsageError

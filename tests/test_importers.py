@@ -1,4 +1,4 @@
-"""Importing CMS task folders and Kattis problem packages as testcases/<task>.yaml (grader/authoring/importers.py)."""
+"""Importing CMS task folders and Kattis problem packages as testcases/<task>.yaml (grader/authoring/import_*.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.authoring.importers import ImportResult, import_cms, import_kattis
+from grader.authoring.import_cms import import_cms
+from grader.authoring.import_kattis import import_kattis
+from grader.authoring.importing import ImportResult
 from grader.cli.main import main
 from grader.course.limits import DEFAULT_LIMITS
 from grader.course.loader import load_task

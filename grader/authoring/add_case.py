@@ -1,9 +1,10 @@
 """Adding a case to ``testcases/<task>.yaml``, its expected answer computed by the reference solution.
 
 ``add_case`` runs ``solutions/<task>.py`` on the new input, checks that it ran cleanly and that the
-task's checker accepts its output, and appends the case to the file as text, so the file's comments
-and layout stay as the instructor wrote them. The file is then loaded again: when it does not
-validate, or the new case does not read back exactly, the original text is put back.
+task's checker accepts its output, and appends the case to the file as text (written by
+``case_yaml``), so the file's comments and layout stay as the instructor wrote them. The file is
+then loaded again: when it does not validate, or the new case does not read back exactly, the
+original text is put back.
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ import stat
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, List, Optional, Tuple
+from typing import Optional, Tuple
 
-import yaml
-
+from grader.authoring.case_yaml import CasesLayout, case_text, new_text
 from grader.check.registry import Checker
 from grader.check.text import quote, significant_lines
 from grader.course.files import read_yaml
+from grader.course.layout import Course
 from grader.course.limits import DEFAULT_LIMITS
 from grader.course.loader import load_task
 from grader.course.reference import program_for
@@ -30,13 +31,6 @@ from grader.model import Limits, RunResult, Task, Verdict
 
 DEFAULT_NAME_PREFIX = "added: "
 DEFAULT_NAME_LENGTH = 40  # characters of the input's first line kept in a default name
-
-# Characters a YAML single-quoted scalar may hold as they are: printable (as PyYAML reads a stream)
-# and not a line break (which YAML would fold into a space); tabs and the BOM are escaped too.
-_PLAIN_CHARS = re.compile("[\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]*")
-# Characters a double-quoted scalar may hold as they are; the others are escaped.
-_KEPT_CHARS = re.compile("[\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
-_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r", "\0": "\\0"}
 
 
 @dataclass(frozen=True)
@@ -70,7 +64,8 @@ def add_case(
     ``GraderError`` when the file cannot be written, or does not read back as it should (it is
     then restored).
     """
-    path, shown = _task_file(course, task_id)
+    layout = Course(course)
+    path, shown = _task_file(layout, task_id)
     task = load_task(path, context.checkers, shown)
     settings = _task_settings(path, shown)
     checker = context.checkers.get(settings["checker"])
@@ -113,7 +108,7 @@ def add_case(
         memory_mib=int(settings["memory_limit"]),
         output_bytes=int(settings["output_limit"]),
     )
-    actual = _run_solution(course, task, graded_input, limits, context)
+    actual = _run_solution(layout, task, graded_input, limits, context)
     expected = _expected_answer(checker, actual, graded_input, settings["checker_options"], task_id)
 
     added = AddedCase(task_id=task_id, name=name, input=graded_input, expected=expected, path=path)
@@ -164,21 +159,24 @@ def _has_surrogates(text: str) -> bool:
 # -- the task -----------------------------------------------------------------------------------
 
 
-def _task_file(course: Path, task_id: str) -> Tuple[Path, str]:
+def _task_file(course: Course, task_id: str) -> Tuple[Path, str]:
     """The task's YAML file and how messages name it; an unknown task is a ``UsageError``."""
-    folder = course / "testcases"
-    if not folder.is_dir():
-        raise UsageError(f"{course}: there is no testcases/ folder in it.")
-    known = sorted(p.stem for p in folder.glob("*.yaml") if p.is_file())
+    if not course.is_course():
+        raise UsageError(f"{course.root}: there is no testcases/ folder in it.")
+    path = course.case_file(task_id)
+    known = sorted(p.stem for p in course.case_files() if p.is_file())
     if task_id not in known:
         listed = ", ".join(known) if known else "none"
-        raise UsageError(f"There is no task {task_id} (no {folder / (task_id + '.yaml')}); the tasks are: {listed}.")
-    path = folder / f"{task_id}.yaml"
+        raise UsageError(f"There is no task {task_id} (no {path}); the tasks are: {listed}.")
+    return path, _shown(path, course)
+
+
+def _shown(path: Path, course: Course) -> str:
+    """``path`` as messages name it: relative to the course folder when it is inside it."""
     try:
-        shown = str(path.relative_to(course))
+        return str(path.relative_to(course.root))
     except ValueError:
-        shown = str(path)
-    return path, shown
+        return str(path)
 
 
 def _task_settings(path: Path, shown: str) -> dict:
@@ -199,13 +197,10 @@ def _task_settings(path: Path, shown: str) -> dict:
 # -- the expected answer ------------------------------------------------------------------------
 
 
-def _run_solution(course: Path, task: Task, case_input: str, limits: Limits, context: GradingContext) -> str:
+def _run_solution(course: Course, task: Task, case_input: str, limits: Limits, context: GradingContext) -> str:
     """The reference solution's output on ``case_input``; a ``UsageError`` unless it ran cleanly."""
-    solution = course / "solutions" / f"{task.id}.py"
-    try:
-        shown = str(solution.relative_to(course))
-    except ValueError:
-        shown = str(solution)
+    solution = course.solution(task.id)
+    shown = _shown(solution, course)
     if not solution.is_file():
         raise UsageError(f"There is no reference solution {shown} to compute the expected answer with.")
     program, notes = program_for(task, solution, context.python)
@@ -285,138 +280,6 @@ def _expected_answer(checker: Checker, actual: str, case_input: str, options: di
 # -- writing the file ---------------------------------------------------------------------------
 
 
-def yaml_scalar(text: str) -> str:
-    """``text`` as a YAML scalar that reads back exactly: single-quoted (``'`` doubled) when it
-    is one line of printable characters, else double-quoted with escapes (``\\n``, ``\\t``...)."""
-    if _PLAIN_CHARS.fullmatch(text):
-        return "'" + text.replace("'", "''") + "'"
-    return '"' + "".join(_escape(char) for char in text) + '"'
-
-
-def _escape(char: str) -> str:
-    if char in _ESCAPES:
-        return _ESCAPES[char]
-    if _KEPT_CHARS.match(char):
-        return char
-    code = ord(char)
-    if code < 0x100:
-        return f"\\x{code:02x}"
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    return f"\\U{code:08x}"
-
-
-def case_text(added: AddedCase, hidden: bool, hint: str, dash_column: int = 2, key_column: int = 4) -> List[str]:
-    """The lines (without line ends) of the new case, in the style of the course's files."""
-    written_input = added.input
-    if written_input.endswith("\n") and not written_input[:-1].endswith("\n"):
-        written_input = written_input[:-1]  # the loader adds it back; one line stays single-quoted
-    pairs: List[Tuple[str, Any]] = [("name", added.name), ("input", written_input)]
-    if added.expected is not None:
-        pairs.append(("expected", added.expected))
-    if hidden:
-        pairs.append(("hidden", True))
-    if hint:
-        pairs.append(("hint", hint))
-    first = " " * dash_column + "-" + " " * (key_column - dash_column - 1)
-    lines = []
-    for number, (key, value) in enumerate(pairs):
-        written = "true" if value is True else yaml_scalar(value)
-        lines.append(f"{first if number == 0 else ' ' * key_column}{key}: {written}")
-    return lines
-
-
-class _Layout:
-    """Where the file's ``cases`` list is and how its items are indented, from the YAML nodes."""
-
-    def __init__(self, text: str, shown: str) -> None:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        cases = next((value for key, value in root.value if key.value == "cases"), None)
-        if root.flow_style or not isinstance(cases, yaml.SequenceNode) or cases.flow_style:
-            raise UsageError(
-                f"The cases of {shown} are written in the [..., ...] flow style, so a case cannot be appended to "
-                "them as text: add it by hand."
-            )
-        self.items = cases.value
-        self.dash_column = cases.start_mark.column
-        last = self.items[-1]
-        key_column = last.start_mark.column if isinstance(last, yaml.MappingNode) else self.dash_column + 2
-        self.key_column = key_column if key_column > self.dash_column else self.dash_column + 2
-        self.text = text
-        self.after_last = self.after(last)
-
-    def after(self, item: yaml.Node) -> int:
-        """The index just after the line where ``item``'s content ends (its last value)."""
-        end, node = max(_content_ends(item), key=lambda pair: pair[0])
-        if end > 0 and self.text[end - 1] not in "\r\n":
-            return _next_line(self.text, end)
-        # A block scalar (| or >) ends after the blank lines that follow it; they belong to its
-        # value only with keep chomping (|+), which leaves more than one line break at its end.
-        if isinstance(node, yaml.ScalarNode) and node.value.endswith("\n\n"):
-            return end
-        while end > 0:
-            start = _line_start(self.text, end)
-            if self.text[start:end].strip():
-                break
-            end = start
-        return end
-
-    def blank_separated(self) -> bool:
-        """True when most cases follow a blank line, as in optimal_move.yaml."""
-        gaps = []
-        for item in self.items[1:]:
-            start = self.text.rfind("\n", 0, item.start_mark.index) + 1
-            previous = self.text.rfind("\n", 0, max(start - 1, 0)) + 1
-            gaps.append(start > 0 and not self.text[previous:start].strip())
-        return bool(gaps) and sum(gaps) * 2 >= len(gaps)
-
-
-def _content_ends(node: yaml.Node) -> List[Tuple[int, yaml.Node]]:
-    """(end index, node) of everything written in ``node``: its scalars and flow collections.
-
-    A block collection's own end mark lies after the comments that follow it, so it is not used.
-    """
-    if isinstance(node, yaml.ScalarNode) or node.flow_style:
-        return [(node.end_mark.index, node)]
-    children = node.value if isinstance(node, yaml.SequenceNode) else [part for pair in node.value for part in pair]
-    ends = [end for child in children for end in _content_ends(child)]
-    return ends or [(node.end_mark.index, node)]
-
-
-def _line_start(text: str, end: int) -> int:
-    """The index where the line ending (with its line break) at ``end`` starts."""
-    brk = end - 1
-    if text[brk] == "\n" and brk > 0 and text[brk - 1] == "\r":
-        brk -= 1
-    return max(text.rfind("\n", 0, brk), text.rfind("\r", 0, brk)) + 1
-
-
-def _next_line(text: str, index: int) -> int:
-    """The index of the start of the line after the one holding ``index`` (or the text's end)."""
-    match = re.compile(r"\r\n|\r|\n").search(text, index)
-    return match.end() if match else len(text)
-
-
-def new_text(text: str, shown: str, lines: List[str], layout: Optional[_Layout] = None) -> str:
-    """``text`` with the case ``lines`` added after the last case.
-
-    When only comments and blank lines follow the last case (``cases`` is the last key), the lines
-    are appended at the end of the file; otherwise they go right after the last case's last line.
-    """
-    layout = layout or _Layout(text, shown)
-    newline = "\r\n" if "\r\n" in text[: _next_line(text, 0)] else "\n"
-    rest = text[layout.after_last :]
-    only_comments = all(not line.strip() or line.lstrip().startswith("#") for line in rest.splitlines())
-    at = len(text) if only_comments else layout.after_last
-    before = text[:at]
-    prefix = ""
-    if before and not before.endswith(("\n", "\r")):
-        prefix = newline
-    elif layout.blank_separated() and not re.search(r"(\r\n|\r|\n)[ \t]*(\r\n|\r|\n)$", "\n" + before):
-        prefix = newline
-    return before + prefix + "".join(line + newline for line in lines) + text[at:]
-
-
 def _append(path: Path, shown: str, task: Task, added: AddedCase, hidden: bool, hint: str, context) -> None:
     """Write the case into the file, load it again, and put the original back if anything is off."""
     target = path.resolve()  # a symbolic link stays one
@@ -426,8 +289,16 @@ def _append(path: Path, shown: str, task: Task, added: AddedCase, hidden: bool, 
     except OSError as error:
         raise GraderError(f"{shown}: cannot read the file ({error.strerror or error}).") from None
     text = original.decode("utf-8")  # load_task has read it as UTF-8
-    layout = _Layout(text, shown)
-    lines = case_text(added, hidden, hint, layout.dash_column, layout.key_column)
+    layout = CasesLayout(text, shown)
+    lines = case_text(
+        added.name,
+        added.input,
+        added.expected,
+        hidden=hidden,
+        hint=hint,
+        dash_column=layout.dash_column,
+        key_column=layout.key_column,
+    )
     _write(target, new_text(text, shown, lines, layout).encode("utf-8"), mode, shown)
     try:
         problem = _read_back_problem(path, shown, task, added, hidden, hint, context)

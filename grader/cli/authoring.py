@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.authoring.add_case import add_case
-from grader.authoring.importers import import_cms, import_kattis
+from grader.authoring.import_cms import import_cms
+from grader.authoring.import_kattis import import_kattis
 from grader.cli.grading_setup import course_folder, default_course, grading_context, interpreter_version
 from grader.course.layout import Course
 from grader.errors import UsageError
