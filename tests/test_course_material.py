@@ -56,11 +56,10 @@ def test_number_tasks_read_the_numbers_from_all_of_standard_input(task_id, sprea
 
 @pytest.mark.parametrize("task_id", WHOLE_TASKS)
 def test_every_file_of_a_non_interactive_task_reads_all_of_standard_input(task_id):
-    # The exercise, the reference, every known-wrong solution and every student-like copy: one
-    # left reading a single line would fail a pretty-printed case for the wrong reason.
+    # The exercise, the reference and every known-wrong solution (.py.txt too): one left reading a
+    # single line would fail a pretty-printed case for the wrong reason.
     files = [PROJECT / "exercises" / f"{task_id}.py", PROJECT / "solutions" / f"{task_id}.py"]
-    files += sorted((PROJECT / "solutions" / "wrong" / task_id).glob("*.py"))
-    files += sorted((PROJECT / "tests" / "submissions" / task_id).glob("*.py*"))
+    files += sorted((PROJECT / "solutions" / "wrong" / task_id).glob("*.py*"))
     for path in files:
         text = path.read_text(encoding="utf-8")
         main = text.partition('if __name__ == "__main__":')[2]

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from conftest import PROJECT, mutate, solution
-from grader.authoring.verify import grade_until_decided, read_wrong_solution
+from grader.authoring.known_wrong import read_wrong_solution
+from grader.authoring.verify import grade_until_decided
 from grader.check.random_answers import log2_chance_too_few, repeat_needed
 from grader.course.loader import load_task
 from grader.course.reference import program_for

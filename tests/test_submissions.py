@@ -1,9 +1,16 @@
-"""A corpus of realistic wrong submissions (tests/submissions/): each gets the verdict and the words
-that tests/submissions/expected.yaml says (see that file's header for its keys).
+"""What the grader says to realistic wrong submissions: the known-wrong solutions in solutions/wrong/
+whose header has a ``# says:`` line get the verdict and the words their header declares (the keys
+are in grader/authoring/known_wrong.py and docs/testcases.md).
 
 Each file is graded with ``grade_file`` a few cases at a time (as many as the grader runs at once),
 stopping at the first case that is not accepted: the task's verdict and the first failing case's
-message are the same as when every case is graded, and the suite stays fast.
+message are the same as when every case is graded, and the suite stays fast. ``verify`` (and the
+pytest plugin's items) check the same files' verdicts and caught-by on every case.
+
+A file that must not compile (a Python 2 print) is named <mistake>.py.txt so that linters and tools
+that parse every .py file leave it alone; ``verify`` grades .py files only, so the message check here
+is the one that grades it. Each file is copied to <task>.py before grading (working_game with the
+reference files it imports beside it).
 """
 
 from __future__ import annotations
@@ -14,16 +21,13 @@ from pathlib import Path
 from typing import Optional
 
 import pytest
-import yaml
 
 from conftest import PROJECT
+from grader.authoring.known_wrong import WrongSolution, read_wrong_solution
 from grader.grade.grading import GradingContext, grade_file
-from grader.model import CaseResult, Task, Verdict
+from grader.model import CaseResult, Task
 
-SUBMISSIONS = PROJECT / "tests" / "submissions"
-EXPECTED_FILE = SUBMISSIONS / "expected.yaml"
-EXPECTED = yaml.safe_load(EXPECTED_FILE.read_text(encoding="utf-8"))
-KEYS = {"verdict", "message", "absent", "cases", "quick", "xfail"}
+WRONG = PROJECT / "solutions" / "wrong"
 TASKS = (
     "present_board",
     "make_move",
@@ -35,39 +39,40 @@ TASKS = (
     "ui",
     "working_game",
 )
-QUICK_TIME_S = 0.5  # the time limit of every case of a `quick` entry
-QUICK_CASES = 2  # the cases a `quick` entry grades, unless it names them
+QUICK_TIME_S = 0.5  # the time limit of every case of a `quick` file
+QUICK_CASES = 2  # the cases a `quick` file's check grades, unless it names them
 
 
-def submission_files() -> list:
-    """Every file under tests/submissions/ but expected.yaml, as <task>/<file>."""
-    return sorted(
-        path.relative_to(SUBMISSIONS).as_posix()
-        for path in SUBMISSIONS.rglob("*")
-        if path.is_file() and path != EXPECTED_FILE and "__pycache__" not in path.parts
-    )
+def corpus() -> list:
+    """Every known-wrong solution (.py, and .py.txt for one that must not compile), header read."""
+    paths = sorted(path for pattern in ("*/*.py", "*/*.py.txt") for path in WRONG.glob(pattern))
+    return [read_wrong_solution(path.parent.name, path) for path in paths]
+
+
+def name(wrong: WrongSolution) -> str:
+    return f"{wrong.task_id}/{wrong.path.name}"
 
 
 def params() -> list:
-    """One pytest param per entry; an entry with `xfail` is a strict xfail with that reason."""
+    """One pytest param per file whose header says what its message says; `xfail` makes it a strict xfail."""
     found = []
-    for name, entry in EXPECTED.items():
-        marks = pytest.mark.xfail(strict=True, reason=entry["xfail"]) if entry.get("xfail") else ()
-        found.append(pytest.param(name, marks=marks, id=name))
+    for wrong in corpus():
+        if wrong.says:
+            marks = pytest.mark.xfail(strict=True, reason=wrong.xfail) if wrong.xfail else ()
+            found.append(pytest.param(wrong, marks=marks, id=name(wrong)))
     return found
 
 
-def graded_task(task: Task, entry: dict) -> Task:
-    """The task as the entry grades it: the cases it names, or for `quick` the first few, faster."""
+def graded_task(task: Task, wrong: WrongSolution) -> Task:
+    """The task as the message check grades it: the cases the header names, or for `quick` the first few, faster."""
     cases = task.cases
-    if entry.get("cases"):
-        wanted = entry["cases"]
-        unknown = [w for w in wanted if not any(c.name.startswith(w) for c in cases)]
-        assert not unknown, f"no case of {task.id} has a name that starts with {unknown}"
-        cases = tuple(c for c in cases if any(c.name.startswith(w) for w in wanted))
-    elif entry.get("quick"):
+    if wrong.cases:
+        unknown = [wanted for wanted in wrong.cases if wanted not in {c.name for c in cases}]
+        assert not unknown, f"{name(wrong)}: {task.id} has no case named {unknown}"
+        cases = tuple(c for c in cases if c.name in wrong.cases)
+    elif wrong.quick:
         cases = cases[:QUICK_CASES]
-    if entry.get("quick"):
+    if wrong.quick:
         cases = tuple(replace(c, limits=replace(c.limits, time_s=QUICK_TIME_S)) for c in cases)
     return replace(task, cases=cases)
 
@@ -83,51 +88,38 @@ def first_failure(task: Task, path: Path, context: GradingContext) -> Optional[C
     return None
 
 
-def test_every_submission_has_an_entry_and_every_entry_a_submission():
-    files = set(submission_files())
-    assert sorted(files - set(EXPECTED)) == [], "files under tests/submissions/ without an entry in expected.yaml"
-    assert sorted(set(EXPECTED) - files) == [], "entries in expected.yaml without a file"
-
-
-def test_entries_are_well_formed():
-    for name, entry in EXPECTED.items():
-        task, _, file = name.partition("/")
-        assert task in TASKS and file.endswith((".py", ".py.txt")), name
-        assert set(entry) <= KEYS, f"{name}: unknown keys {sorted(set(entry) - KEYS)}"
-        assert entry["verdict"] in {v.value for v in Verdict} - {"accepted"}, name
-        assert entry["message"] and all(isinstance(w, str) and w for w in entry["message"]), name
-        assert all(isinstance(w, str) and w for w in entry.get("absent", ())), name
+def test_every_header_is_well_formed():
+    for wrong in corpus():
+        assert wrong.task_id in TASKS, name(wrong)
+        assert not wrong.header_problem, f"{name(wrong)} {wrong.header_problem}"
 
 
 @pytest.mark.parametrize("task", TASKS)
-def test_every_task_has_at_least_four_mistakes(task):
-    assert len([name for name in EXPECTED if name.startswith(task + "/")]) >= 4
+def test_every_task_has_at_least_four_mistakes_whose_message_is_checked(task):
+    assert len([wrong for wrong in corpus() if wrong.task_id == task and wrong.says]) >= 4
 
 
-@pytest.mark.parametrize("name", submission_files())
-def test_submission_says_which_mistake_it_makes(name):
-    first = (SUBMISSIONS / name).read_text(encoding="utf-8").splitlines()[0]
-    assert first.startswith("# Mistake: ") and len(first) > len("# Mistake: "), name
+@pytest.mark.parametrize("wrong", corpus(), ids=name)
+def test_each_file_says_which_mistake_it_makes_on_its_first_line(wrong):
+    first = wrong.path.read_text(encoding="utf-8").splitlines()[0]
+    assert first.startswith("# Mistake: ") and wrong.mistake, name(wrong)
 
 
-@pytest.mark.parametrize("name", params())
-def test_submission(name, course, context, tmp_path):
-    entry = EXPECTED[name]
-    task_id = name.split("/")[0]
-    task = course[task_id]
-    path = tmp_path / f"{task_id}.py"
-    shutil.copyfile(SUBMISSIONS / name, path)
+@pytest.mark.parametrize("wrong", params())
+def test_submission(wrong, course, context, tmp_path):
+    task = course[wrong.task_id]
+    path = tmp_path / f"{task.id}.py"
+    shutil.copyfile(wrong.path, path)
     for companion in task.uses_files:  # working_game imports the reference files of exercises 1, 2, 7, 8
         shutil.copyfile(PROJECT / "solutions" / f"{companion}.py", tmp_path / f"{companion}.py")
 
-    failed = first_failure(graded_task(task, entry), path, context)
+    failed = first_failure(graded_task(task, wrong), path, context)
 
-    assert failed is not None, f"{name} was accepted; expected {entry['verdict']}"
-    assert failed.verdict.value == entry["verdict"], (
-        f"case {failed.case.name!r}, {failed.verdict.value}: {failed.message}"
-    )
+    declared = " or ".join(verdict.value for verdict in wrong.verdicts)
+    assert failed is not None, f"{name(wrong)} was accepted; expected {declared}"
+    assert failed.verdict in wrong.verdicts, f"case {failed.case.name!r}, {failed.verdict.value}: {failed.message}"
     message = failed.message.lower()
-    missing = [word for word in entry["message"] if word.lower() not in message]
+    missing = [word for word in wrong.says if word.lower() not in message]
     assert not missing, f"case {failed.case.name!r}: {missing} not in: {failed.message}"
-    misleading = [word for word in entry.get("absent", ()) if word.lower() in message]
+    misleading = [word for word in wrong.never_says if word.lower() in message]
     assert not misleading, f"case {failed.case.name!r}: {misleading} in: {failed.message}"

@@ -7,7 +7,8 @@ import shutil
 import pytest
 
 from conftest import PROJECT, mutate
-from grader.authoring.verify import limit_problems, read_wrong_solution
+from grader.authoring.known_wrong import read_wrong_solution
+from grader.authoring.verify import limit_problems
 from grader.cli.main import main
 from grader.course.loader import load_course
 from grader.model import CaseResult, TaskResult, Verdict
@@ -168,6 +169,13 @@ def test_a_broken_case_file_exits_2(course, capsys):
         ("# verdict: accepted\n", "a known-wrong solution must be rejected"),
         ("# verdict: wrong_answer or slow\n", "declares the verdict 'slow', which does not exist"),
         ("# verdict: wrong_answer or accepted\n", "a known-wrong solution must be rejected"),
+        ("# verdict: wrong_answer\n# sayz: Rows count from 1\n", "the header line '# sayz: Rows count from 1', which"),
+        ("# verdict: wrong_answer\n# a comment without a key\n", "which is not '# key: value' with a key of: mistake,"),
+        ("# verdict: wrong_answer\n# says: a\n# says: b\n", "has two '# says:' lines"),
+        ("# verdict: wrong_answer\n# says: ;\n", "has an empty '# says:' line"),
+        ("# verdict: wrong_answer\n# says: a\n# xfail:\n", "has an empty '# xfail:' line"),
+        ("# verdict: wrong_answer\n# says: a\n# quick: maybe\n", "declares quick: 'maybe', which is neither true"),
+        ("# verdict: wrong_answer\n# quick: true\n# cases: a\n", "has '# cases:' and '# quick:' but no '# says:' line"),
     ],
 )
 def test_header_problems(tmp_path, header, problem):
@@ -181,6 +189,35 @@ def test_header_fields_are_read(tmp_path):
     path.write_text("# Mistake: rows from 0\n# verdict: runtime_error\n# caught-by: a; b c\nprint(1)\n")
     wrong = read_wrong_solution("make_move", path)
     assert (wrong.mistake, wrong.verdict.value, wrong.caught_by) == ("rows from 0", "runtime_error", ("a", "b c"))
+
+
+def test_header_keys_of_the_message_check_are_read(tmp_path):
+    path = tmp_path / "w.py"
+    path.write_text(
+        "#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\n# Mistake: rows from 0\n# verdict: wrong_answer\n"
+        '# SAYS: expected "4"; Rows count from 1\n#\n# never-says: IndexError\n# cases: a: b, c; d\n'
+        "# quick: True\n# xfail: the hint is not given yet\nprint(1)\n# says: below the header, not read\n"
+    )
+    wrong = read_wrong_solution("make_move", path)
+    assert wrong.header_problem == "" and wrong.verdict is Verdict.WRONG_ANSWER
+    assert (wrong.says, wrong.never_says, wrong.cases) == (
+        ('expected "4"', "Rows count from 1"),
+        ("IndexError",),
+        ("a: b, c", "d"),
+    )
+    assert (wrong.quick, wrong.xfail) == (True, "the hint is not given yet")
+    plain = tmp_path / "plain.py"
+    plain.write_text("# Mistake: x\n# verdict: wrong_answer\nprint(1)\n")
+    wrong = read_wrong_solution("make_move", plain)
+    assert (wrong.says, wrong.never_says, wrong.cases, wrong.quick, wrong.xfail) == ((), (), (), False, "")
+
+
+def test_a_malformed_header_line_is_a_finding_of_verify_and_the_file_is_not_graded(course, capsys):
+    path = course / "solutions" / "wrong" / "exclusive_or" / "zero.py"
+    path.write_text(path.read_text().replace("# verdict: wrong_answer\n", "# verdict: wrong_answer\n# say: 0\n"))
+    code, out = verify(course, capsys)
+    assert code == 1
+    assert "zero.py has the header line '# say: 0', which is not '# key: value' with a key of: mistake" in out
 
 
 def test_a_header_may_allow_two_verdicts_and_either_holds(tmp_path):

@@ -10,56 +10,37 @@ its header declares and is caught by the cases it names. From the known-wrong ru
 kill matrix: which cases catch which wrong solutions, the cases that catch none, and the wrong
 solutions that no case catches.
 
-A known-wrong solution starts with comment lines::
+A known-wrong solution starts with a header of comment lines (``grader.authoring.known_wrong`` reads
+it and says each key)::
 
     # Mistake: zero-based rows
     # verdict: wrong_answer
     # caught-by: row 0 does not exist; the first row is row 1
+    # says: Rows count from 1
+
+Verify grades with ``verdict`` and ``caught-by``; ``says``, ``never-says``, ``cases``, ``quick`` and
+``xfail`` are for the test suite's check of what the first failing case's message says. A header
+line that is not ``# key: value`` with a known key, or a malformed value, is a finding.
 """
 
 from __future__ import annotations
 
-import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from grader.authoring.known_wrong import WrongSolution, read_wrong_solution
 from grader.course.layout import Course
 from grader.course.loader import load_course
 from grader.grade.grading import GradingContext, grade_file
 from grader.model import Task, TaskResult, Verdict
 
-_HEADER = re.compile(r"^#\s*(mistake|verdict|caught-by)\s*:\s*(.*?)\s*$", re.IGNORECASE)
 JUNK = {"an empty file": "", "a file that prints nothing": "def nothing():\n    pass\n"}
 # The share of a case's output and time limits the reference solution may use: the rest is room
 # for correct answers that print a little more or run a little slower.
 LIMIT_SHARE = 0.5
-
-
-@dataclass(frozen=True)
-class WrongSolution:
-    """A known-wrong solution and what its header declares."""
-
-    task_id: str
-    path: Path
-    mistake: str
-    verdict: Optional[Verdict]
-    caught_by: Tuple[str, ...] = ()
-    header_problem: str = ""
-    # Verdicts that hold as well as ``verdict`` ("time_limit_exceeded or output_limit_exceeded"):
-    # for a mistake whose first limit reached depends on the machine's speed (an endless print).
-    or_verdicts: Tuple[Verdict, ...] = ()
-
-    @property
-    def verdicts(self) -> Tuple[Verdict, ...]:
-        """Every verdict the header allows (empty when it declares none that exists)."""
-        return ((self.verdict,) if self.verdict else ()) + self.or_verdicts
-
-    @property
-    def label(self) -> str:
-        return self.path.stem
 
 
 @dataclass(frozen=True)
@@ -105,40 +86,6 @@ class VerifyReport:
     @property
     def ok(self) -> bool:
         return not self.findings
-
-
-def read_wrong_solution(task_id: str, path: Path) -> WrongSolution:
-    """Parse a known-wrong solution's header (the comment lines at the top of the file)."""
-    fields: Dict[str, str] = {}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
-        return WrongSolution(task_id, path, "", None, (), f"cannot be read ({error})")
-    for line in lines:
-        if not line.startswith("#"):
-            break
-        match = _HEADER.match(line)
-        if match:
-            fields[match.group(1).lower()] = match.group(2)
-    problem = ""
-    verdicts: List[Verdict] = []
-    if "verdict" not in fields:
-        problem = "has no '# verdict: ...' line at the top"
-    for word in re.split(r"\s+or\s+", fields.get("verdict", "").strip()) if "verdict" in fields else ():
-        try:
-            verdicts.append(Verdict(word))
-        except ValueError:
-            names = ", ".join(v.value for v in Verdict if v not in (Verdict.ACCEPTED, Verdict.NOT_RUN))
-            problem = f"declares the verdict '{word}', which does not exist (one of: {names})"
-    if Verdict.ACCEPTED in verdicts:
-        problem = "declares 'accepted': a known-wrong solution must be rejected"
-    if Verdict.NOT_RUN in verdicts:
-        problem = "declares 'not_run', which only check gives (to cases it skips): declare the verdict of the mistake"
-    if problem:
-        verdicts = []
-    caught = tuple(name.strip() for name in fields.get("caught-by", "").split(";") if name.strip())
-    first = verdicts[0] if verdicts else None
-    return WrongSolution(task_id, path, fields.get("mistake", ""), first, caught, problem, tuple(verdicts[1:]))
 
 
 def wrong_solutions(course: Path, task_id: str) -> List[WrongSolution]:

@@ -1,6 +1,7 @@
 # Mistake: always returns 8 bits (a byte), padded with zeros in front and cut off for big numbers
 # verdict: wrong_answer
 # caught-by: 13 is 1101 in binary; 123456789123456789 in binary
+# says: 8 items; 4 were expected
 """Exercise 4 of the Nim lab: Numbers in binary and back
 
 A computer keeps every whole number as a row of bits (binary digits), each one

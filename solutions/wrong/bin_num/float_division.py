@@ -1,6 +1,7 @@
 # Mistake: halves n with int(n / 2), which is a rounded decimal number for big n
 # verdict: wrong_answer
 # caught-by: 123456789123456789 in binary
+# says: //; rounded decimal number
 """Exercise 4 of the Nim lab: Numbers in binary and back
 
 A computer keeps every whole number as a row of bits (binary digits), each one

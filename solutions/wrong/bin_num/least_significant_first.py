@@ -1,6 +1,7 @@
 # Mistake: forgets to reverse the bits, so they come out least significant first
 # verdict: wrong_answer
 # caught-by: 13 is 1101 in binary
+# says: least significant first; reverse the list
 """Exercise 4 of the Nim lab: Numbers in binary and back
 
 A computer keeps every whole number as a row of bits (binary digits), each one

@@ -1,6 +1,7 @@
 # Mistake: uses bin() and int(text, 2), which this exercise forbids
 # verdict: rule_violation
 # caught-by: 13 is 1101 in binary
+# says: uses bin(); int() with 2 or more arguments
 """Exercise 4 of the Nim lab: Numbers in binary and back
 
 A computer keeps every whole number as a row of bits (binary digits), each one

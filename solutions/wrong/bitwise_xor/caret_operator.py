@@ -1,6 +1,7 @@
 # Mistake: uses Python's ^ operator, which this exercise forbids
 # verdict: rule_violation
 # caught-by: 5 XOR 3 is 6 (101 XOR 011 is 110)
+# says: ^ operator; exclusive_or
 """Exercise 5 of the Nim lab: Bitwise exclusive or
 
 In exercise 3 you wrote exclusive_or(a, b) for two single bits: the answer is 1

@@ -1,6 +1,7 @@
 # Mistake: pairs the bits with zip() without padding the shorter list, so they line up on the left
 # verdict: wrong_answer
 # caught-by: 8 XOR 1 is 9 (numbers of different lengths); 0 XOR 9 is 9
+# says: expected "6"; printed "1"; zeros in front of the shorter list
 """Exercise 5 of the Nim lab: Bitwise exclusive or
 
 In exercise 3 you wrote exclusive_or(a, b) for two single bits: the answer is 1

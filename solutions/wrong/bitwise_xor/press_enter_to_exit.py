@@ -1,6 +1,7 @@
 # Mistake: adds input("Press Enter to exit") at the end to keep the window open: reads more input than the test gives
 # verdict: runtime_error
 # caught-by: 0 XOR 0 is 0
+# says: EOFError; read more input than the test gives
 """Exercise 5 of the Nim lab: Bitwise exclusive or
 
 In exercise 3 you wrote exclusive_or(a, b) for two single bits: the answer is 1

@@ -1,6 +1,7 @@
 # Mistake: uses Python's ^ operator, which this exercise forbids
 # verdict: rule_violation
 # caught-by: 0 xor 0 is 0
+# says: ^ operator; does not allow; if statements
 """Exercise 3 of the Nim lab: Exclusive or
 
 "Exclusive or" (xor for short) takes two bits, each 0 or 1, and gives 1 when

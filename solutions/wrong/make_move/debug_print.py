@@ -1,6 +1,7 @@
 # Mistake: leftover debug print of the move before the answer
 # verdict: wrong_answer
 # caught-by: the handout: Alice takes 2 objects from row 3
+# says: 1 line before the answer; move: 3 2; leftover debug prints
 """Exercise 2 of the Nim lab: Making a move
 
 On their turn a player picks one row and takes some objects from it: at least one,

@@ -1,6 +1,7 @@
 # Mistake: deleted the main block at the end of the file (thinking the grader calls the functions itself)
 # verdict: no_output
 # caught-by: the nim-sum of 1, 3, 5, 7 is 0
+# says: no main block; Copy the main block
 """Exercise 6 of the Nim lab: The nim-sum, and who is winning
 
 The nim-sum of a board is the bitwise exclusive or (XOR) of all its rows: of

@@ -1,6 +1,7 @@
 # Mistake: empties the board with board.pop() while computing the nim-sum
 # verdict: runtime_error
 # caught-by: the nim-sum of 1, 3, 5, 7 is 0
+# says: changed the board; leave the board as it was
 """Exercise 6 of the Nim lab: The nim-sum, and who is winning
 
 The nim-sum of a board is the bitwise exclusive or (XOR) of all its rows: of

@@ -1,6 +1,7 @@
 # Mistake: always plays the first winning move (and the first legal move from a P-position): never random
 # verdict: wrong_answer
 # caught-by: 27, 8, 3, 29 has three winning moves: pick one at random
+# says: only 1 different one; random.choice
 """Exercise 7 of the Nim lab: The optimal move
 
 Now the computer learns to play. Remember the convention from exercise 6:

@@ -1,6 +1,7 @@
 # Mistake: greedy: takes the whole biggest row instead of leaving nim-sum 0
 # verdict: wrong_answer
 # caught-by: 1, 3, 5 has one winning move: take 3 from row 3
+# says: nim-sum 7; must leave nim-sum 0; [3, 5]
 """Exercise 7 of the Nim lab: The optimal move
 
 Now the computer learns to play. Remember the convention from exercise 6:

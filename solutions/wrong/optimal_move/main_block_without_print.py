@@ -1,5 +1,6 @@
 # Mistake: shortened the main block and dropped its print, so nothing is printed
 # verdict: no_output
+# says: main block; not the one in the exercise file
 """Exercise 7 of the Nim lab: The optimal move
 
 Now the computer learns to play. Remember the convention from exercise 6:

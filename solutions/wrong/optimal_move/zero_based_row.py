@@ -1,6 +1,7 @@
 # Mistake: returns the list index as the row, so rows count from 0
 # verdict: wrong_answer
 # caught-by: the only winning move is in row 1, not row 0
+# says: [2, 3]; Rows count from 1
 """Exercise 7 of the Nim lab: The optimal move
 
 Now the computer learns to play. Remember the convention from exercise 6:

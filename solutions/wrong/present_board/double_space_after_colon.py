@@ -1,6 +1,7 @@
 # Mistake: writes ": " after the row number and then " X" for each object: two spaces after the colon
 # verdict: presentation_error
 # caught-by: the handout's board of five rows
+# says: spacing differs on line 2; 1:··X
 """Exercise 1 of the Nim lab: Present the board
 
 In Nim the board is a number of rows, each holding some objects. In Python we keep

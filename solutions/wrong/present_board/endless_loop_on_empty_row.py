@@ -1,6 +1,9 @@
 # Mistake: the row counter is only increased for rows that hold objects, so an empty row loops forever
 # verdict: time_limit_exceeded
 # caught-by: a single empty row is shown as "1:"
+# says: stopped after; loop that never ends
+# cases: a single empty row is shown as "1:"
+# quick: true
 """Exercise 1 of the Nim lab: Present the board
 
 In Nim the board is a number of rows, each holding some objects. In Python we keep

@@ -1,6 +1,7 @@
 # Mistake: takes the rows off the board with board.pop(0), emptying the caller's list
 # verdict: runtime_error
 # caught-by: the handout's board of five rows
+# says: present_board changed the board; read the list without changing it
 """Exercise 1 of the Nim lab: Present the board
 
 In Nim the board is a number of rows, each holding some objects. In Python we keep

@@ -1,6 +1,7 @@
 # Mistake: the Xs are written without spaces between them ("1: XXXXX")
 # verdict: presentation_error
 # caught-by: a single row; two rows
+# says: spacing differs on line 2
 """Exercise 1 of the Nim lab: Present the board
 
 In Nim the board is a number of rows, each holding some objects. In Python we keep

@@ -1,6 +1,7 @@
 # Mistake: rows numbered from 0 (range(len(board)) used as the row number)
 # verdict: wrong_answer
 # caught-by: a single row
+# says: expected "1: X X X X X"; printed "0: X X X X X"
 """Exercise 1 of the Nim lab: Present the board
 
 In Nim the board is a number of rows, each holding some objects. In Python we keep

@@ -1,6 +1,7 @@
 # Mistake: is_board_empty uses max(board), which crashes on the board [] with no rows
 # verdict: runtime_error
 # caught-by: a board with no rows, [], is empty
+# says: ValueError; max(board); no rows
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

@@ -1,6 +1,7 @@
 # Mistake: looks for "computer" and "Computer" only, not in any letter case
 # verdict: wrong_answer
 # caught-by: COMPUTER in capitals is a computer player
+# says: expected "false"; name.lower()
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

@@ -1,6 +1,7 @@
 # Mistake: parse_move calls int() on whatever was typed, so words crash it with ValueError
 # verdict: runtime_error
 # caught-by: words, "three two", are not a move
+# says: ValueError; three; return None
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

@@ -1,6 +1,7 @@
 # Mistake: parse_move returns the two words as text, ["3", "2"], not as numbers
 # verdict: wrong_answer
 # caught-by: "3 2": two numbers and a space
+# says: printed ""3""; list of two integers
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

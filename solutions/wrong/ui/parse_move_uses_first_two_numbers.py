@@ -1,6 +1,7 @@
 # Mistake: parse_move turns commas into spaces and uses the first two numbers, so three numbers are a move
 # verdict: wrong_answer
 # caught-by: three numbers, "3 2 1", are not a move
+# says: expected "null"; printed "[3, 2]"; exactly two numbers
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

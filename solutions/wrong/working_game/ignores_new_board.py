@@ -1,6 +1,7 @@
 # Mistake: calls make_move but never uses the new board it returns, so the board never changes
 # verdict: wrong_answer
 # caught-by: the handout's game: Alice and Bob on 5 4 5 2 3, moves typed like 3, 2
+# says: The board shown is not the board after Alice's move; expected [1, 1]
 """Exercise 9 of the Nim lab: The working game
 
 Everything comes together: your task is to play a whole game of Nim between two

@@ -1,6 +1,7 @@
 # Mistake: calls input() without catching EOFError, so the game crashes when the input ends
 # verdict: runtime_error
 # caught-by: the input ends in the middle of the game: the program stops without a traceback; no move typed at all: the program stops without a traceback
+# says: crashed; Catch EOFError
 """Exercise 9 of the Nim lab: The working game
 
 Everything comes together: your task is to play a whole game of Nim between two

@@ -1,5 +1,7 @@
 # Mistake: asks for a move with its own words on a line of its own and a bare input(): no "make a move" prompt
 # verdict: time_limit_exceeded
+# says: waiting for input; make a move
+# quick: true
 """Exercise 9 of the Nim lab: The working game
 
 Everything comes together: your task is to play a whole game of Nim between two

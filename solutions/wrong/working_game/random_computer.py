@@ -1,6 +1,7 @@
 # Mistake: the computer player picks a random legal move instead of optimal_move
 # verdict: wrong_answer
 # caught-by: the computer must play perfectly on a big board
+# says: must play the winning strategy; leaves nim-sum 0
 """Exercise 9 of the Nim lab: The working game
 
 Everything comes together: your task is to play a whole game of Nim between two

@@ -1,6 +1,7 @@
 # Mistake: switches to the other player after every move, also after an illegal one
 # verdict: wrong_answer
 # caught-by: after an illegal move the turn does not pass; row 0 does not exist: Alice is told it is illegal and asked again
+# says: It is Alice's turn; asked Bob for a move; same player
 """Exercise 9 of the Nim lab: The working game
 
 Everything comes together: your task is to play a whole game of Nim between two

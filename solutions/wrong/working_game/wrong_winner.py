@@ -1,6 +1,7 @@
 # Mistake: announces the player whose turn would come next, not the one who took the last object
 # verdict: wrong_answer
 # caught-by: player 2 takes the last object and is the winner
+# says: announced Bob as the winner; Alice took the last object
 """Exercise 9 of the Nim lab: The working game
 
 Everything comes together: your task is to play a whole game of Nim between two

@@ -1,4 +1,7 @@
 # Mistake: each X written as "X " so every line ends in a space, and an empty row is "2: "
+# verdict: presentation_error
+# caught-by: the handout's board of five rows; a single empty row is shown as "1:"
+# says: spacing differs on line 2
 """Exercise 1 of the Nim lab: Present the board
 
 In Nim the board is a number of rows, each holding some objects. In Python we keep

@@ -1,4 +1,7 @@
-# Mistake: pairs the bits with zip() without padding the shorter list, so they line up on the left
+# Mistake: imports its helpers from its own exercise 3 and 4 files instead of copying them in
+# verdict: runtime_error
+# caught-by: 5 XOR 3 is 6 (101 XOR 011 is 110)
+# says: bin_num; copy
 """Exercise 5 of the Nim lab: Bitwise exclusive or
 
 In exercise 3 you wrote exclusive_or(a, b) for two single bits: the answer is 1
@@ -58,39 +61,8 @@ How to try it:
 
 import sys
 
-
-def exclusive_or(a, b):
-    """XOR of two bits (your answer to exercise 3).
-
-    a, b: each 0 or 1.
-    Returns: 1 when a and b are different, 0 when they are the same.
-    """
-    if a == b:
-        return 0
-    return 1
-
-
-def numeral_binary(n):
-    """A whole number n (0 or more) as a list of bits, most significant first
-    (your answer to exercise 4): numeral_binary(13) gives [1, 1, 0, 1].
-    """
-    if n == 0:
-        return [0]
-    bits = []
-    while n > 0:
-        bits.insert(0, n % 2)
-        n = n // 2
-    return bits
-
-
-def binary_numeral(bits):
-    """The whole number that a list of bits (most significant first) stands for
-    (your answer to exercise 4): binary_numeral([1, 1, 0, 1]) gives 13.
-    """
-    number = 0
-    for bit in bits:
-        number = number * 2 + bit
-    return number
+from bin_num import binary_numeral, numeral_binary
+from exclusive_or import exclusive_or
 
 
 def bitwise_exclusive_or(a, b):
@@ -102,9 +74,13 @@ def bitwise_exclusive_or(a, b):
     """
     bits_a = numeral_binary(a)
     bits_b = numeral_binary(b)
+    while len(bits_a) < len(bits_b):
+        bits_a.insert(0, 0)
+    while len(bits_b) < len(bits_a):
+        bits_b.insert(0, 0)
     result = []
-    for x, y in zip(bits_a, bits_b):
-        result.append(exclusive_or(x, y))
+    for i in range(len(bits_a)):
+        result.append(exclusive_or(bits_a[i], bits_b[i]))
     return binary_numeral(result)
 
 

@@ -1,4 +1,7 @@
-# Mistake: the row counter is only increased for rows that hold objects, so an empty row loops forever
+# Mistake: leftover debug print of every row inside present_board
+# verdict: wrong_answer
+# caught-by: the handout's board of five rows
+# says: 5 lines before the answer; row 1 has 5 objects; leftover debug prints
 """Exercise 1 of the Nim lab: Present the board
 
 In Nim the board is a number of rows, each holding some objects. In Python we keep
@@ -56,11 +59,9 @@ def present_board(board):
     The list you are given must stay exactly as it was.
     """
     text = "Nim:"
-    i = 0
-    while i < len(board):
-        if board[i] > 0:
-            text = text + "\n" + str(i + 1) + ":" + " X" * board[i]
-            i = i + 1
+    for number, size in enumerate(board, start=1):
+        print("row", number, "has", size, "objects")
+        text += "\n" + str(number) + ":" + " X" * size
     return text
 
 

@@ -1,0 +1,167 @@
+"""A known-wrong solution's header: what a file in ``solutions/wrong/<task>/`` declares about itself.
+
+In: a task id and the path of a known-wrong solution. Out: a ``WrongSolution`` with what its header
+declares, or with ``header_problem``, a sentence saying what is wrong with the header (the file
+cannot be read, a line is not ``# key: value`` with a known key, a key comes twice, a value is
+malformed). ``verify`` and the pytest plugin grade with the verdict and caught-by; the test suite's
+message check (tests/test_submissions.py) uses the other keys.
+
+The header is the comment lines at the top of the file, up to the first line that is not a comment.
+Each is ``# key: value``, with a key of ``KEYS`` (in any letter case, each at most once); a list
+separates its items with ``;``::
+
+    # Mistake: calls random.choice on the list of good rows even when it is empty (a P-position)
+    # verdict: runtime_error
+    # caught-by: P-position 1, 2, 3: no winning move, so play a random legal move
+    # says: IndexError; random.choice of an empty list
+    # never-says: Rows count from 1
+
+- ``mistake``: the student's mistake, in words.
+- ``verdict``: the verdict of the whole file, that of its first case that is not accepted;
+  ``a or b`` when either may come first on a given machine.
+- ``caught-by`` (optional): cases that must not accept it.
+- ``says`` (optional): words that the message of the first case that is not accepted must contain,
+  ignoring letter case.
+- ``never-says`` (optional, with ``says``): words that message must not contain (misleading advice).
+- ``cases`` (optional, with ``says``): the message check grades only these cases, in the task's
+  order, to stay fast when the first failure comes late in a slow task.
+- ``quick: true`` (optional, with ``says``): for a file that runs into the time limit, the message
+  check gives each case 0.5 s and grades the task's first two cases only (or those ``cases`` names).
+- ``xfail`` (optional, with ``says``): why the grader does not say that yet; the message check is
+  then expected to fail, and fails the suite once it passes.
+
+A shebang or coding line, and a bare ``#``, may stand in the header too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+from grader.model import Verdict
+
+KEYS = ("mistake", "verdict", "caught-by", "says", "never-says", "cases", "quick", "xfail")
+# Keys that only tune the check of what the first failing case's message says.
+MESSAGE_KEYS = ("never-says", "cases", "quick", "xfail")
+_KNOWN = ", ".join(KEYS)
+_KEY_LINE = re.compile(r"^#\s*([^:]*?)\s*:\s*(.*?)\s*$")
+# Comment lines that Python or the shell read, not the header: a shebang, a PEP 263 coding line.
+_NOT_HEADER = re.compile(r"^#!|^#.*?coding[:=]\s*[-\w.]+|^#\s*$")
+
+
+@dataclass(frozen=True)
+class WrongSolution:
+    """A known-wrong solution and what its header declares (the module docstring says each key)."""
+
+    task_id: str
+    path: Path
+    mistake: str
+    verdict: Optional[Verdict]
+    caught_by: Tuple[str, ...] = ()
+    header_problem: str = ""
+    # Verdicts that hold as well as ``verdict`` ("time_limit_exceeded or output_limit_exceeded"):
+    # for a mistake whose first limit reached depends on the machine's speed (an endless print).
+    or_verdicts: Tuple[Verdict, ...] = ()
+    says: Tuple[str, ...] = ()
+    never_says: Tuple[str, ...] = ()
+    cases: Tuple[str, ...] = ()
+    quick: bool = False
+    xfail: str = ""
+
+    @property
+    def verdicts(self) -> Tuple[Verdict, ...]:
+        """Every verdict the header allows (empty when it declares none that exists)."""
+        return ((self.verdict,) if self.verdict else ()) + self.or_verdicts
+
+    @property
+    def label(self) -> str:
+        return self.path.stem
+
+
+def read_wrong_solution(task_id: str, path: Path) -> WrongSolution:
+    """Parse a known-wrong solution's header (the comment lines at the top of the file).
+
+    Returns every key the header sets; when something is wrong with it, ``header_problem`` says
+    what (each problem, joined by "; ") and ``verdict`` is None, so that nothing grades the file.
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        return WrongSolution(task_id, path, "", None, (), f"cannot be read ({error})")
+    fields, problems = _header_fields(lines)
+    verdicts, problem = _verdicts(fields)
+    problems += [problem] if problem else []
+    lists = {key: _items(fields.get(key, "")) for key in ("caught-by", "says", "never-says", "cases")}
+    for key in ("says", "never-says", "cases", "xfail"):
+        if key in fields and not lists.get(key, fields[key]):
+            problems.append(f"has an empty '# {key}:' line")
+    quick = fields.get("quick", "false").lower()
+    if quick not in ("true", "false"):
+        problems.append(f"declares quick: '{fields['quick']}', which is neither true nor false")
+    alone = [key for key in MESSAGE_KEYS if key in fields and "says" not in fields]
+    if alone:
+        problems.append(f"has {_lines(alone)} but no '# says:' line: they only tune the check of what it says")
+    if problems:
+        verdicts = []
+    return WrongSolution(
+        task_id,
+        path,
+        fields.get("mistake", ""),
+        verdicts[0] if verdicts else None,
+        lists["caught-by"],
+        "; ".join(problems),
+        tuple(verdicts[1:]),
+        says=lists["says"],
+        never_says=lists["never-says"],
+        cases=lists["cases"],
+        quick=quick == "true",
+        xfail=fields.get("xfail", ""),
+    )
+
+
+def _header_fields(lines: List[str]) -> Tuple[Dict[str, str], List[str]]:
+    """The header's values by lower-case key, and a sentence for each line that is not one."""
+    fields: Dict[str, str] = {}
+    problems: List[str] = []
+    for line in lines:
+        if not line.startswith("#"):
+            break
+        match = _KEY_LINE.match(line)
+        key = match.group(1).lower() if match else ""
+        if key in fields:
+            problems.append(f"has two '# {key}:' lines")
+        elif key in KEYS:
+            fields[key] = match.group(2)
+        elif not _NOT_HEADER.match(line):
+            problems.append(f"has the header line '{line}', which is not '# key: value' with a key of: {_KNOWN}")
+    return fields, problems
+
+
+def _verdicts(fields: Dict[str, str]) -> Tuple[List[Verdict], str]:
+    """The verdicts the ``verdict`` line allows, in order, and the sentence saying what is wrong with it."""
+    if "verdict" not in fields:
+        return [], "has no '# verdict: ...' line at the top"
+    verdicts: List[Verdict] = []
+    problem = ""
+    for word in re.split(r"\s+or\s+", fields["verdict"].strip()):
+        try:
+            verdicts.append(Verdict(word))
+        except ValueError:
+            names = ", ".join(v.value for v in Verdict if v not in (Verdict.ACCEPTED, Verdict.NOT_RUN))
+            problem = f"declares the verdict '{word}', which does not exist (one of: {names})"
+    if Verdict.ACCEPTED in verdicts:
+        problem = "declares 'accepted': a known-wrong solution must be rejected"
+    if Verdict.NOT_RUN in verdicts:
+        problem = "declares 'not_run', which only check gives (to cases it skips): declare the verdict of the mistake"
+    return verdicts, problem
+
+
+def _items(value: str) -> Tuple[str, ...]:
+    """A list value's items: split at ';', stripped, empty ones left out."""
+    return tuple(item.strip() for item in value.split(";") if item.strip())
+
+
+def _lines(keys: List[str]) -> str:
+    return " and ".join(f"'# {key}:'" for key in keys)
