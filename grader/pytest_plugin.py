@@ -16,13 +16,12 @@ import pytest
 
 from grader.authoring.verify import JUNK, check_wrong_solution, grade_until_decided, wrong_solutions
 from grader.course.course_checkers import course_checkers
+from grader.course.layout import Course
 from grader.course.loader import load_task
-from grader.course.reference import program_for, with_answers
 from grader.errors import GraderError
-from grader.grade.grading import GradingContext, grade_case, grade_file
+from grader.grade.grading import GradingContext, grade_file
 from grader.model import Verdict
 from grader.run.forkserver import best_runner
-from grader.submission.source import inspect_source
 
 _RUNNER = pytest.StashKey()
 
@@ -60,13 +59,14 @@ class TaskFile(pytest.File):
     """One test case file: its cases, then the stub check."""
 
     def collect(self):
-        course = self.path.parent.parent
+        layout = Course.of_case_file(self.path)
+        course = layout.root
         try:
             checkers = course_checkers(course)
             task = load_task(self.path, checkers, str(self.path.relative_to(course)))
         except GraderError as error:
             raise CaseFileProblem(str(error)) from None
-        task_ids = tuple(sorted(p.stem for p in self.path.parent.glob("*.yaml")))
+        task_ids = layout.task_ids()
         context = GradingContext(
             checkers=checkers,
             python=sys.executable,
@@ -74,10 +74,12 @@ class TaskFile(pytest.File):
             task_ids=task_ids,
             runner=session_runner(self.config),
         )
-        solution = course / "solutions" / f"{task.id}.py"
+        solution = layout.solution(task.id)
+        # the reference solution must pass every run of a repeated case: they may run at once
+        at_once = replace(context, repeat_jobs=context.jobs)
         for case in task.cases:
-            yield CaseItem.from_parent(self, name=case.name, task=task, case=case, solution=solution, context=context)
-        stub = course / "exercises" / f"{task.id}.py"
+            yield CaseItem.from_parent(self, name=case.name, task=task, case=case, solution=solution, context=at_once)
+        stub = layout.exercise(task.id)
         if stub.is_file():
             yield StubItem.from_parent(
                 self, name="the exercise stub is rejected", task=task, stub=stub, context=context
@@ -114,14 +116,10 @@ class CaseItem(pytest.Item):
     def runtest(self):
         if not self.solution.is_file():
             raise CaseFailure(f"there is no reference solution {self.solution}")
-        problem = inspect_source(self.solution.read_bytes(), self.task.rules)
-        if problem is not None:
-            raise CaseFailure(f"{self.solution}: {problem.verdict.value}: {problem.message}")
-        program, _ = program_for(self.task, self.solution, self.context.python)
-        if self.case.generated is not None:  # its expected answer comes from the reference itself
-            task = with_answers(replace(self.task, cases=(self.case,)), self.context)
-            self.case = task.cases[0]
-        result = grade_case(self.case, program, self.context, str(self.solution), parallel_runs=self.context.jobs)
+        graded = grade_file(replace(self.task, cases=(self.case,)), self.solution, self.context)
+        if graded.problem is not None:
+            raise CaseFailure(f"{self.solution}: {graded.problem.verdict.value}: {graded.problem.message}")
+        result = graded.cases[0]
         if not result.accepted:
             raise CaseFailure(
                 f"{self.solution} got {result.verdict.value} on '{self.case.name}' "

@@ -11,7 +11,8 @@ import pytest
 from grader.marks import CaseTally, StudentMarks, TaskMark
 from grader.model import Case, Limits, Task, Verdict
 from grader.report import pages as report
-from grader.report.class_charts import class_overview, histogram, percent_text
+from grader.report.class_charts import histogram, percent_text
+from grader.report.class_overview import class_overview
 
 HOSTILE = "<script>alert(1)</script>"
 

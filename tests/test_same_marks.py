@@ -1,5 +1,5 @@
 """The same file gets the same marks on every run: every source of randomness a program sees is
-seeded from the submission, the case and the repeat (``seeded_randomness``, ``grading.run_seed``)."""
+seeded from the submission, the case and the repeat (``seeded_randomness``, ``submitted_program.run_seed``)."""
 
 from __future__ import annotations
 

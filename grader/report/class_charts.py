@@ -1,20 +1,21 @@
-"""Class marks → what the class overview page draws: a summary, who to help, and chart geometry.
+"""The class overview's charts: the score histogram and each task's pass rates, placed in SVG units.
 
-Everything here is a pure function of StudentMarks, CaseTally and Task values, returning frozen
-dataclasses the template (``templates/class.html``) only loops over: numbers are placed and texts
+Pure functions of StudentMarks, CaseTally and Task values, returning frozen dataclasses the
+template (``templates/class.html``) only loops over: bars and ticks are placed and their texts
 worded here, so the template holds no arithmetic and the charts can be tested without a browser.
-No I/O, and no HTML: the template escapes every text (student and case names are untrusted).
+How a rate reads (``percent_text``, ``rate_text``) and its colour (``tone``) are shared with the
+rest of the page (``class_overview``). No I/O, and no HTML: the template escapes every text
+(student and case names are untrusted).
 """
 
 from __future__ import annotations
 
 import math
-import statistics
 import textwrap
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple
 
-from grader.marks import CaseTally, StudentMarks, TaskMark, needs_help, score_histogram
+from grader.marks import CaseTally, StudentMarks, score_histogram
 from grader.model import Task
 
 # A no-break space before "%", so "30 %" never breaks across lines.
@@ -103,74 +104,6 @@ class TaskChart:
     height: float
     cases: Tuple[CaseBar, ...]
     summary: str  # the chart's aria-label
-
-
-@dataclass(frozen=True)
-class HardCase:
-    """A case few students passed, for the "hardest cases" list."""
-
-    tally: CaseTally
-    task_title: str
-    text: str  # "passed/students (xx %)"
-    tone: str
-    anchor: str  # of its task's chart
-
-
-@dataclass(frozen=True)
-class WeakTask:
-    """A task a student has not got accepted, and what went wrong in a word."""
-
-    task: str
-    title: str
-    problem: str  # the verdict's label, or "not handed in"
-    score: float
-    max_score: float
-
-
-@dataclass(frozen=True)
-class HelpEntry:
-    """A student to help first: their total and their weakest tasks (fewest points first)."""
-
-    student: str
-    score: float
-    max_score: float
-    share_text: str
-    weakest: Tuple[WeakTask, ...]
-    more: int  # further tasks not accepted, beyond those listed
-
-
-@dataclass(frozen=True)
-class MarksRow:
-    """A row of the full table: a cell per task column (None where the student has no mark for it)."""
-
-    student: str
-    cells: Tuple[Optional[TaskMark], ...]
-    score: float
-    max_score: float
-    share_text: str
-
-
-@dataclass(frozen=True)
-class Summary:
-    """The one-line summary: how many students, their mean and median share, how many are done."""
-
-    students: int
-    mean_text: str
-    median_text: str
-    all_accepted: int
-
-
-@dataclass(frozen=True)
-class ClassOverview:
-    """Everything the class overview page shows, in the order it shows it."""
-
-    summary: Summary
-    help: Tuple[HelpEntry, ...]
-    histogram: Histogram
-    hardest: Tuple[HardCase, ...]
-    charts: Tuple[TaskChart, ...]
-    tasks: Tuple[Task, ...]
-    rows: Tuple[MarksRow, ...]
 
 
 def percent_text(rate: float) -> str:
@@ -273,7 +206,8 @@ def histogram(students: Sequence[StudentMarks], bins: int = 10) -> Histogram:
     )
 
 
-def _anchor(task_id: str) -> str:
+def chart_anchor(task_id: str) -> str:
+    """The id of ``task_id``'s chart on the page, for links to it."""
     return f"cases-{task_id}"
 
 
@@ -307,7 +241,7 @@ def task_chart(task: Task, tallies: Sequence[CaseTally]) -> TaskChart:
     summary = f"Pass rate of each case of {task.id}: " + "; ".join(c.bar.title for c in cases)
     return TaskChart(
         task=task,
-        anchor=_anchor(task.id),
+        anchor=chart_anchor(task.id),
         width=_CASE_WIDTH,
         height=round(max(y - _CASE_GAP + 2, 0), 1),
         cases=tuple(cases),
@@ -323,86 +257,3 @@ def task_charts(tallies: Sequence[CaseTally], tasks: Sequence[Task]) -> List[Tas
     known = {task.id for task in tasks}
     extra = [Task(id=task_id, title=task_id, cases=()) for task_id in by_task if task_id not in known]
     return [task_chart(task, by_task.get(task.id, [])) for task in [*tasks, *extra]]
-
-
-def hardest_cases(tallies: Sequence[CaseTally], tasks: Sequence[Task], limit: int = 5) -> List[HardCase]:
-    """The ``limit`` cases with the lowest pass rate (ties in task and case order); cases all passed are left out."""
-    titles = {task.id: task.title for task in tasks}
-    ran = [(index, t) for index, t in enumerate(tallies) if t.students and t.passed < t.students]
-    ordered = sorted(ran, key=lambda pair: (pair[1].pass_rate, pair[0]))[:limit]
-    return [
-        HardCase(t, titles.get(t.task, t.task), rate_text(t), tone(t.pass_rate), _anchor(t.task)) for _, t in ordered
-    ]
-
-
-def help_entries(
-    students: Sequence[StudentMarks], tasks: Sequence[Task], limit: int = 10, shown: int = 3
-) -> List[HelpEntry]:
-    """Up to ``limit`` students to help first (see ``needs_help``), each with ``shown`` weakest tasks."""
-    titles = {task.id: task.title for task in tasks}
-    entries = []
-    for student in needs_help(students, limit):
-        weak = student.not_accepted
-        entries.append(
-            HelpEntry(
-                student=student.student,
-                score=student.score,
-                max_score=student.max_score,
-                share_text=percent_text(student.share),
-                weakest=tuple(
-                    WeakTask(
-                        task=t.task,
-                        title=titles.get(t.task, t.task),
-                        problem="not handed in" if t.missing else t.verdict.label,
-                        score=t.score,
-                        max_score=t.max_score,
-                    )
-                    for t in weak[:shown]
-                ),
-                more=max(len(weak) - shown, 0),
-            )
-        )
-    return entries
-
-
-def marks_rows(students: Sequence[StudentMarks], tasks: Sequence[Task]) -> List[MarksRow]:
-    """The full table's rows, lowest share first (then by name), a cell per task of ``tasks``."""
-    rows = []
-    for student in sorted(students, key=lambda s: (s.share, s.student)):
-        marks = {mark.task: mark for mark in student.tasks}
-        rows.append(
-            MarksRow(
-                student=student.student,
-                cells=tuple(marks.get(task.id) for task in tasks),
-                score=student.score,
-                max_score=student.max_score,
-                share_text=percent_text(student.share),
-            )
-        )
-    return rows
-
-
-def summary(students: Sequence[StudentMarks]) -> Summary:
-    """How many students, the mean and median share of points ("" with none), how many have all accepted."""
-    shares = [s.share for s in students]
-    return Summary(
-        students=len(students),
-        mean_text=percent_text(statistics.mean(shares)) if shares else "",
-        median_text=percent_text(statistics.median(shares)) if shares else "",
-        all_accepted=sum(1 for s in students if not s.not_accepted),
-    )
-
-
-def class_overview(
-    students: Sequence[StudentMarks], tallies: Sequence[CaseTally], tasks: Sequence[Task]
-) -> ClassOverview:
-    """Everything the overview page shows, from the class's marks, case tallies and tasks."""
-    return ClassOverview(
-        summary=summary(students),
-        help=tuple(help_entries(students, tasks)),
-        histogram=histogram(students),
-        hardest=tuple(hardest_cases(tallies, tasks)),
-        charts=tuple(task_charts(tallies, tasks)),
-        tasks=tuple(tasks),
-        rows=tuple(marks_rows(students, tasks)),
-    )

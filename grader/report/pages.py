@@ -21,7 +21,7 @@ from grader import __version__
 from grader.check.text import visible
 from grader.marks import CaseTally, StudentMarks
 from grader.model import CaseResult, Task, TaskResult, Verdict
-from grader.report.class_charts import class_overview
+from grader.report.class_overview import class_overview
 
 # Lines shown from a long output: its start, and this many around the first difference.
 _HEAD_LINES = 60

@@ -27,8 +27,9 @@ from typing import Dict, Optional, Protocol, Tuple
 
 from grader.errors import GraderError
 from grader.model import Limits, RunResult
+from grader.run.capture import captures, finish
 from grader.run.sandbox import Plan, Protections, plan
-from grader.run.streams import END_OF_INPUT, EndOfInput, Session, captures, converse, finish, pump
+from grader.run.streams import END_OF_INPUT, EndOfInput, Session, converse, pump
 
 __all__ = ["END_OF_INPUT", "EndOfInput", "Program", "ProcessRunner", "Runner", "RunnerFailure", "Session"]
 

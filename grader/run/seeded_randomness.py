@@ -4,7 +4,7 @@ the same marks on every run and every machine.
 Like ``zygote_isolation``, this runs in the program's own process (the fork server's child, or the
 bootstrap of a new interpreter), never imported by the grader: it imports only the standard library.
 The grader derives each run's seed from the submission's content, the case and the repeat's index
-(``grading.run_seed``), so repeats of a case still see different streams.
+(``submitted_program.run_seed``), so repeats of a case still see different streams.
 
 Seeded here: the ``random`` module's functions, every ``random.Random()`` made without a seed,
 ``os.urandom`` and what draws on it (``random.SystemRandom``, ``secrets``, ``uuid.uuid4``, the names

@@ -1,0 +1,305 @@
+"""Verdicts: the facts of a case's runs → its ``CaseResult``, with the sentence that says why.
+
+``run_result`` decides one run from what the runner reported (time-out, limits, exit status, what
+was printed, an interactive session's outcome) and the case's checker; ``repeats_result`` decides
+a case from its runs in order; ``explain_silence`` says why cases printed nothing, and
+``with_smaller_input`` adds the smaller failing input that shrinking found. Every message is
+for a first-year student: what happened and what to fix; a hidden case tells only the kind of
+failure. Nothing here runs a program (the student's staged file is read only to quote the line a
+time-out stopped on).
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+from dataclasses import replace
+from pathlib import Path
+from typing import Optional, Sequence
+
+from grader.check.random_answers import answer_key
+from grader.check.text import first_difference, significant_lines
+from grader.grade import diagnose
+from grader.model import Case, CaseResult, CheckOutcome, Difference, Mistake, RunResult, Verdict
+from grader.run.execute import Program
+from grader.submission.source import main_block_advice
+
+
+def run_result(
+    case: Case, checker, run: RunResult, session, program: Program, task_ids: Sequence[str], shown: str
+) -> CaseResult:
+    """One run of ``program`` on ``case``, decided: its verdict, message and what the report shows.
+
+    ``checker`` is the case's registry entry; ``session`` the interactive session the run talked to
+    (None for a fixed input); ``task_ids`` every task of the course (for messages about imports);
+    ``shown`` how the student's file is named to them.
+    """
+    actual, note = _decode(run.stdout)
+    if run.output_limit_hit:
+        note = (
+            f"Your program printed at least {run.stdout_bytes:,} bytes before it was stopped; only the "
+            "start and the end are shown. " + note
+        )
+    stderr, _ = _decode(run.stderr)
+    hint_applies = True
+    answer_found = False  # the right answer is among other lines the program printed
+    difference = None
+    if session is not None:
+        actual = session.transcript
+        problem = session.outcome(run)
+        if problem is not None:
+            verdict, message = problem.verdict, problem.message
+            difference = Difference(line=problem.line, column=0)  # the whole line
+        else:
+            verdict, message, hint_applies = _run_verdict(run, stderr, case, program, task_ids)
+            verdict = verdict or Verdict.ACCEPTED
+    else:
+        verdict, message, hint_applies = _run_verdict(run, stderr, case, program, task_ids)
+        if verdict is None:
+            outcome = _check(case, actual, checker)
+            verdict, message = outcome.verdict, outcome.message
+            answer_found = outcome.answer_found
+            hint_applies = not outcome.answer_found and verdict is not Verdict.PRESENTATION_ERROR
+    if case.hidden and verdict is not Verdict.ACCEPTED:
+        crash = diagnose.find_crash(stderr, run.workdir) if verdict is Verdict.RUNTIME_ERROR else None
+        message = _hidden_message(
+            verdict, answer_found, crash=crash.exception if crash else "", printed=bool(run.stdout.strip())
+        )
+    known = _known_mistake(case, actual) if verdict is not Verdict.ACCEPTED else None
+    if known is not None:
+        message = f"{message} This is a common mistake: {known.hint}"
+        hint_applies = False
+    if hint_applies and verdict is not Verdict.ACCEPTED:
+        message = _with_hint(message, case)
+    expected = case.expected[0] if case.expected else ""
+    if difference is None and verdict is not Verdict.ACCEPTED and case.expected:
+        difference = first_difference(expected, actual)
+    return CaseResult(
+        case=case,
+        verdict=verdict,
+        message=message,
+        time_s=round(run.time_s, 4),
+        actual=actual,
+        stderr=diagnose.student_traceback(stderr, run.workdir, shown, program.run_name),
+        expected=expected,
+        difference=difference,
+        actual_note=note,
+        game=session is not None,
+    )
+
+
+def repeats_result(case: Case, results: Sequence[CaseResult]) -> CaseResult:
+    """A case decided from its runs in run order (``repeats.run_repeats``).
+
+    The first run that is not accepted decides. With ``min_distinct``, a program that gave fewer
+    different right answers over its runs gets wrong_answer.
+    """
+    for run, result in enumerate(results, start=1):
+        if not result.accepted:
+            if case.repeat > 1 and not case.hidden:
+                result = replace(result, message=f"Run {run} of {case.repeat}: {result.message}")
+            return result
+    result = results[-1]
+    if case.min_distinct <= 1:
+        return result  # (an answer's key would re-read outputs of megabytes for nothing)
+    distinct = sorted({answer_key(r.actual) for r in results})
+    if len(distinct) < case.min_distinct:
+        if case.hidden:
+            message = _hidden_message(Verdict.WRONG_ANSWER, answer_found=False)
+        else:
+            message = (
+                f"All {case.repeat} runs gave a right answer, but only {len(distinct)} different "
+                f"one{'s' if len(distinct) != 1 else ''} ({', '.join(distinct[:5])}); this case has several "
+                f"right answers and needs at least {case.min_distinct} different ones over the runs. Choose "
+                "at random among all the right answers (for example with random.choice)."
+            )
+        return replace(result, verdict=Verdict.WRONG_ANSWER, message=_with_hint(message, case))
+    return result
+
+
+def explain_silence(results: Sequence[CaseResult], data: bytes, stub: Optional[bytes]) -> list:
+    """Cases with no output get the reason when the main block is missing or changed.
+
+    ``data`` is the submitted file, ``stub`` the exercise file it started from (None if unknown).
+    """
+    advice = main_block_advice(data, stub)
+    if not advice:
+        return list(results)
+    return [replace(r, message=advice) if r.verdict is Verdict.NO_OUTPUT else r for r in results]
+
+
+def with_smaller_input(result: CaseResult, smaller: str, outcome: CaseResult) -> CaseResult:
+    """``result`` (a failed generated case) with the smaller failing input that shrinking found,
+    and what went wrong there (``outcome``), added to its message."""
+    message = f"{result.message} A smaller input that fails too: {smaller.strip()!r}. There: {outcome.message}"
+    return replace(result, message=message)
+
+
+def _with_hint(message: str, case: Case) -> str:
+    """``message`` followed by the case's hint, if it has one."""
+    return f"{message} Hint: {case.hint}" if case.hint else message
+
+
+def _known_mistake(case: Case, actual: str) -> Optional[Mistake]:
+    """The first of the case's known mistakes that this output matches."""
+    if not actual.strip():
+        return None
+    normal = "\n".join(significant_lines(actual))
+    for mistake in case.mistakes:
+        if mistake.output is not None and normal == "\n".join(significant_lines(mistake.output)):
+            return mistake
+        if mistake.pattern is not None and re.search(mistake.pattern, actual):
+            return mistake
+    return None
+
+
+def _hidden_message(verdict: Verdict, answer_found: bool, crash: str = "", printed: bool = False) -> str:
+    """What a hidden case may say: the kind of failure, never its input or expected output.
+
+    ``answer_found``: the right answer was among other lines printed; ``crash``: the exception a
+    crash ended with; ``printed``: the program printed something before it stopped.
+    """
+    if answer_found:
+        return (
+            "This hidden case was not accepted: your program printed other lines besides the "
+            "answer (leftover debug prints?)."
+        )
+    if verdict is Verdict.RUNTIME_ERROR and crash:
+        before = "before it finished its answer" if printed else "before it printed an answer"
+        return f"This hidden case was not accepted: your program stopped with an error ({crash}) {before}."
+    return f"This hidden case was not accepted: your program {verdict.what_happened}."
+
+
+def _decode(data: bytes):
+    """Bytes → text; undecodable bytes become U+FFFD and a note says so."""
+    try:
+        return data.decode("utf-8"), ""
+    except UnicodeDecodeError:
+        return (
+            data.decode("utf-8", errors="replace"),
+            "Your program printed bytes that are not UTF-8 text; they are shown as \ufffd.",
+        )
+
+
+def _read_source(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _file_of(program: Program, name: str) -> Optional[Path]:
+    """The student's file that is ``name`` in the run folder: the program itself, a companion, or
+    None (a file the program wrote itself)."""
+    if name == program.run_name:
+        return program.script
+    return next((path for path in program.companions if path.name == name), None)
+
+
+def _source_text(source: str, line: int) -> str:
+    lines = source.splitlines()
+    text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+    return f" ({text})" if text else ""
+
+
+def _run_verdict(run: RunResult, stderr: str, case: Case, program: Program, task_ids: Sequence[str]):
+    """(verdict, message, hint_applies) when the run itself failed, or (None, "", True) when its
+    output is to be checked. ``hint_applies`` is False where the case's hint would be noise (a
+    crash caused by how the file is set up, not by the case's logic)."""
+    limits = case.limits
+    if run.timed_out:
+        file, line = diagnose.stopped_at(stderr, run.workdir)
+        stopped = f"Your program was stopped after {limits.time_s:g} seconds (the time limit for this case)"
+        if line:
+            path = _file_of(program, file)
+            source = _read_source(path) if path is not None else ""
+            of = f" of {file}" if file != program.run_name else ""
+            return (
+                Verdict.TIME_LIMIT_EXCEEDED,
+                f"{stopped} while running line {line}{of}{_source_text(source, line)}: is that inside a loop "
+                "that never ends?",
+                True,
+            )
+        return (
+            Verdict.TIME_LIMIT_EXCEEDED,
+            f"{stopped}. Is it waiting for more input than the case gives, or in a loop that never ends?",
+            True,
+        )
+    if run.output_limit_hit:
+        return (
+            Verdict.OUTPUT_LIMIT_EXCEEDED,
+            f"Your program printed more than {limits.output_bytes:,} bytes (the output limit) and was "
+            "stopped. Is there a print inside a loop that never ends?",
+            True,
+        )
+    if run.stderr_limit_hit:
+        return (
+            Verdict.OUTPUT_LIMIT_EXCEEDED,
+            f"Your program wrote more than {limits.stderr_bytes:,} bytes to its error output (the error "
+            "output limit) and was stopped. Is something printing to sys.stderr, or warning, in a loop?",
+            True,
+        )
+    if diagnose.is_memory_error(stderr):
+        return (
+            Verdict.MEMORY_LIMIT_EXCEEDED,
+            f"Your program ran out of memory (the limit is {limits.memory_mib} MiB). Is it building a "
+            "list that keeps growing, or a very large number of copies of the board?",
+            True,
+        )
+    if run.exit_code != 0:
+        crash = diagnose.find_crash(stderr, run.workdir)
+        if crash is not None:
+            limit = diagnose.limit_hint(crash, limits)
+            if limit:
+                return (
+                    Verdict.RUNTIME_ERROR,
+                    f"{limit} {diagnose.crash_message(crash, run_name=program.run_name)}",
+                    False,
+                )
+            message = diagnose.crash_message(crash, program.own_modules, task_ids, program.run_name)
+            return Verdict.RUNTIME_ERROR, message, crash.exception not in diagnose.SETUP_CRASHES
+        if run.signal == getattr(signal, "SIGXCPU", None):
+            return (
+                Verdict.TIME_LIMIT_EXCEEDED,
+                f"Your program used more than {int(limits.time_s) + 1} seconds of processor time (the CPU "
+                "time limit). Is there a loop that never ends?",
+                True,
+            )
+        if run.signal is not None:
+            return (
+                Verdict.RUNTIME_ERROR,
+                f"Your program was stopped by signal {run.signal} ({_signal_name(run.signal)}).",
+                True,
+            )
+        return (
+            Verdict.RUNTIME_ERROR,
+            f"Your program ended with exit status {run.exit_code} instead of 0. "
+            "Do not call sys.exit() or exit() with a number; let the program end normally.",
+            True,
+        )
+    if not run.stdout or run.stdout.isspace():
+        return (
+            Verdict.NO_OUTPUT,
+            "Your program printed nothing. Is the main block at the end of the file still there "
+            "and unchanged (compare with the exercise file), and does your function return its answer "
+            "rather than print it?",
+            False,
+        )
+    return None, "", True
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "unknown signal"
+
+
+def _check(case: Case, actual: str, checker) -> CheckOutcome:
+    """The best outcome over the acceptable answers (the first one's message when none fits)."""
+    outcomes = [checker(actual, expected, case.input, case.checker_options) for expected in case.expected or ("",)]
+    for wanted in (Verdict.ACCEPTED, Verdict.PRESENTATION_ERROR):
+        for outcome in outcomes:
+            if outcome.verdict is wanted:
+                return outcome
+    return outcomes[0]
