@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
+from support import COURSE, PROJECT
 
 from grader.course.course_checkers import course_checkers
 from grader.course.loader import load_course
 from grader.grade.grading import GradingContext, grade_file
-
-PROJECT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="session")
@@ -23,7 +21,7 @@ def course():
 @pytest.fixture(scope="session")
 def context(request):
     """A grading context on the project's checkers and this interpreter."""
-    task_ids = tuple(sorted(p.stem for p in (PROJECT / "testcases").glob("*.yaml")))
+    task_ids = COURSE.task_ids()
     from grader.pytest_plugin import session_runner
 
     return GradingContext(
@@ -54,15 +52,3 @@ def grade(tmp_path, course, context):
         return grade_file(course[task_id], path, context)
 
     return run
-
-
-def solution(task_id: str) -> str:
-    """The reference solution's text."""
-    return (PROJECT / "solutions" / f"{task_id}.py").read_text(encoding="utf-8")
-
-
-def mutate(task_id: str, old: str, new: str) -> str:
-    """The reference solution with ``old`` replaced by ``new`` (which must be there)."""
-    text = solution(task_id)
-    assert old in text, f"{old!r} is not in solutions/{task_id}.py"
-    return text.replace(old, new)

@@ -11,8 +11,8 @@ import json
 import shutil
 
 import pytest
+from support import mutate, solution
 
-from conftest import mutate, solution
 from grader.report import pages as report
 
 CHROMIUM_FLAGS = [

@@ -15,8 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from conftest import PROJECT
+from support import PROJECT
 
 STUB = """#!/bin/sh
 echo "$(basename "$0") $*" >> "{log}"

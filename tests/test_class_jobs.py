@@ -7,7 +7,8 @@ import shutil
 import sys
 import threading
 
-from conftest import PROJECT
+from support import PROJECT
+
 from grader.classrun.grade_class import grade_class
 from grader.classrun.progress import Progress
 from grader.course.course_checkers import course_checkers

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import PROJECT, solution
 
-from conftest import PROJECT, solution
 from grader.classrun.exports import gradebook_csv
 from grader.classrun.folders import scan_class
 from grader.classrun.progress import Progress

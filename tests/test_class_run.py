@@ -19,8 +19,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
+from support import PROJECT, solution
 
-from conftest import PROJECT, solution
 from grader.classrun.grade_class import grade_class
 from grader.classrun.progress import Progress
 from grader.classrun.result_cache import ResultCache

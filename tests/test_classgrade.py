@@ -6,8 +6,8 @@ import csv
 import json
 
 import pytest
+from support import PROJECT, solution
 
-from conftest import PROJECT, solution
 from grader.cli.main import main
 
 

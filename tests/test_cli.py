@@ -9,8 +9,8 @@ import subprocess
 import sys
 
 import pytest
+from support import PROJECT, mutate, solution
 
-from conftest import PROJECT, mutate, solution
 from grader.cli.main import main
 
 

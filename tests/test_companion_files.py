@@ -12,7 +12,8 @@ import textwrap
 from dataclasses import replace
 from pathlib import Path
 
-from conftest import PROJECT
+from support import PROJECT
+
 from grader.course.loader import load_task
 from grader.grade import diagnose
 from grader.grade.grading import grade_file

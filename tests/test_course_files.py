@@ -11,8 +11,8 @@ import subprocess
 import sys
 
 import pytest
+from support import PROJECT, solution
 
-from conftest import PROJECT, solution
 from grader.course import files as course_files
 from grader.course.files import read_yaml
 from grader.course.loader import load_task

@@ -6,8 +6,8 @@ import json
 from dataclasses import replace
 
 import pytest
+from support import PROJECT
 
-from conftest import PROJECT
 from grader.authoring.verify import grade_beside_reference, limit_problems
 from grader.model import Verdict
 

@@ -11,8 +11,8 @@ import shutil
 from dataclasses import replace
 
 import pytest
+from support import PROJECT, mutate, render, solution
 
-from conftest import PROJECT, mutate, solution
 from grader.grade.grading import grade_file
 from grader.model import RunResult, Verdict
 from grader.nim import game
@@ -33,7 +33,7 @@ def started(players=("Alice", "Bob"), board=(1, 2), lines=(), **options):
 
 def shown(board) -> str:
     """The board as the program prints it (present_board and a newline)."""
-    return nim.render(board) + "\n"
+    return render(board) + "\n"
 
 
 def ask(session, prompt: str):

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from support import PROJECT, mutate
 
-from conftest import PROJECT, mutate
 from grader.course.generators import GENERATORS, generate
 from grader.course.loader import load_task
 from grader.errors import CaseFileError
@@ -88,7 +88,7 @@ def test_a_failing_generated_case_shows_a_shrunk_input(grade):
 
 
 def test_the_reference_solution_answers_generated_cases(grade):
-    from conftest import solution
+    from support import solution
 
     result = grade("make_move", solution("make_move"))
     assert result.verdict is Verdict.ACCEPTED

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from support import PROJECT, mutate, solution
 
-from conftest import PROJECT, mutate, solution
 from grader.course.reference import program_for
 from grader.grade.grading import grade_case
 from grader.model import Limits, Verdict

@@ -10,8 +10,8 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from support import PROJECT, mutate, solution
 
-from conftest import PROJECT, mutate, solution
 from grader.grade.grading import grade_file
 from grader.model import Verdict
 

@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import PROJECT, solution
 
-from conftest import PROJECT, solution
 from grader.cli.main import main
 
 YAML_CANARY = "canary-hidden-yaml-7f3a9c"

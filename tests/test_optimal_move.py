@@ -7,12 +7,11 @@ import textwrap
 from dataclasses import replace
 
 import pytest
+from support import legal_moves, mutate, solution
 
-from conftest import mutate, solution
 from grader.course.loader import load_task
 from grader.grade.grading import grade_file
 from grader.model import Verdict
-from grader.nim import rules as nim
 from grader.nim.checkers import check_optimal_move
 from grader.nim.lab import lab_checkers
 
@@ -78,7 +77,7 @@ def test_a_move_that_is_not_winning_counts_several_winning_moves():
 
 @pytest.mark.parametrize("board", [[1, 2, 3], [1, 1], [0, 3, 0, 5, 0, 6], [4, 4]])
 def test_from_a_p_position_any_legal_move_is_accepted(board):
-    for row, taken in nim.legal_moves(board):
+    for row, taken in legal_moves(board):
         assert check(f"[{row}, {taken}]", board).verdict is Verdict.ACCEPTED
 
 

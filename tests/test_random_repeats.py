@@ -12,8 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from support import PROJECT, mutate, solution
 
-from conftest import PROJECT, mutate, solution
 from grader.authoring.known_wrong import read_wrong_solution
 from grader.authoring.verify import grade_until_decided
 from grader.check.random_answers import log2_chance_too_few, repeat_needed

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from conftest import mutate, solution
+from support import mutate, solution
+
 from grader.report import pages as report
 
 

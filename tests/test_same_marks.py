@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from conftest import PROJECT, solution
+from support import PROJECT, solution
+
 from grader.cli.main import main
 from grader.course.course_checkers import course_checkers
 from grader.grade.grading import GradingContext, grade_file

@@ -18,8 +18,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from support import PROJECT, solution
 
-from conftest import PROJECT, solution
 from grader.course.course_checkers import course_checkers
 from grader.grade.grading import GradingContext, grade_file
 from grader.model import Limits, Verdict

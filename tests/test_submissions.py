@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Optional
 
 import pytest
+from support import PROJECT
 
-from conftest import PROJECT
 from grader.authoring.known_wrong import WrongSolution, read_wrong_solution
 from grader.grade.grading import GradingContext, grade_file
 from grader.model import CaseResult, Task

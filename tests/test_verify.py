@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from support import PROJECT, mutate
 
-from conftest import PROJECT, mutate
 from grader.authoring.known_wrong import read_wrong_solution
 from grader.authoring.verify import limit_problems
 from grader.cli.main import main

@@ -33,11 +33,13 @@ from grader.classrun.result_cache import (
     submission_fingerprint,
 )
 from grader.course import reference
+from grader.course.course_checkers import course_checkers
 from grader.course.layout import Course
 from grader.errors import GraderError, UsageError
 from grader.grade.grading import GradingContext, grade_submission
 from grader.marks import CaseTally, StudentMarks
 from grader.model import CaseResult, Task, TaskResult, Verdict
+from grader.run.forkserver import best_runner
 from grader.run.sandbox import Protections
 from grader.submission.files import MAX_SOURCE_BYTES, FileRead, Kind, read_files
 
@@ -137,9 +139,6 @@ def grade_work(context: GradingContext, work: StudentWork) -> Tuple[TaskResult, 
 
 def grade_remote(setup: WorkerSetup, work: StudentWork) -> Tuple[TaskResult, ...]:
     """``grade_work`` on a worker of any executor: sets up its own runner for the unit."""
-    from grader.course.course_checkers import course_checkers
-    from grader.run.forkserver import best_runner
-
     course = Path(setup.course)
     if not Course(course).is_course():
         raise UsageError(

@@ -56,16 +56,6 @@ def winning_moves(board: Sequence[int]) -> List[Move]:
     return [(row, size - (size ^ total)) for row, size in enumerate(board, start=1) if size ^ total < size]
 
 
-def legal_moves(board: Sequence[int]) -> List[Move]:
-    """Every legal move, in row order."""
-    return [(row, taken) for row, size in enumerate(board, start=1) for taken in range(1, size + 1)]
-
-
-def render(board: Sequence[int]) -> str:
-    """The ``present_board`` text: ``Nim:`` then ``1: X X X``, an empty row as ``3:``."""
-    return "\n".join(["Nim:"] + [f"{row}:" + " X" * size for row, size in enumerate(board, start=1)])
-
-
 def parse_typed_move(text: str) -> Optional[Move]:
     """What a player typed → (row, elements) as typed, or None when it is not two integers."""
     match = _TYPED_MOVE.fullmatch(text)

@@ -1,0 +1,34 @@
+"""What tests share besides fixtures: the project folder, its reference solutions (and mutants of
+them), and small oracles of the Nim rules that the grader itself has no use for."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Sequence, Tuple
+
+from grader.course.layout import Course
+
+PROJECT = Path(__file__).resolve().parent.parent
+COURSE = Course(PROJECT)
+
+
+def solution(task_id: str) -> str:
+    """The reference solution's text."""
+    return COURSE.solution(task_id).read_text(encoding="utf-8")
+
+
+def mutate(task_id: str, old: str, new: str) -> str:
+    """The reference solution with ``old`` replaced by ``new`` (which must be there)."""
+    text = solution(task_id)
+    assert old in text, f"{old!r} is not in solutions/{task_id}.py"
+    return text.replace(old, new)
+
+
+def legal_moves(board: Sequence[int]) -> List[Tuple[int, int]]:
+    """Every legal move (row from 1, elements taken), in row order: the brute-force oracle."""
+    return [(row, taken) for row, size in enumerate(board, start=1) for taken in range(1, size + 1)]
+
+
+def render(board: Sequence[int]) -> str:
+    """The ``present_board`` text: ``Nim:`` then ``1: X X X``, an empty row as ``3:``."""
+    return "\n".join(["Nim:"] + [f"{row}:" + " X" * size for row, size in enumerate(board, start=1)])
