@@ -1,0 +1,123 @@
+"""The verdict rules, from the facts of a run alone: no program runs here.
+
+Each row is what a runner could report (exit, signal, outputs, limits hit) and what the student
+must then read: the verdict and words of the sentence. The rules are applied in order: a time-out
+before a flood, a flood before a crash, a crash before an empty output, and only then the checker.
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import pytest
+
+from grader.check.registry import generic_checkers
+from grader.grade.verdicts import run_result
+from grader.model import Case, Limits, RunResult, Verdict
+from grader.run.execute import Program
+
+WORKDIR = "/tmp/nim-grader-run-x"
+CASE = Case("three rows", "3 4 5\n", ("2\n",), "text", {}, Limits(time_s=2.0), hint="XOR the rows.")
+PROGRAM = Program("python3", Path("/nowhere/nim_sum.py"), "nim_sum.py")
+TRACEBACK = (
+    "Traceback (most recent call last):\n"
+    f'  File "{WORKDIR}/nim_sum.py", line 7, in <module>\n'
+    "    print(total / 0)\n"
+    "ZeroDivisionError: division by zero\n"
+)
+
+
+def _run(stdout=b"", stderr=b"", exit_code=0, signal_number=None, **facts) -> RunResult:
+    return RunResult(
+        exit_code=exit_code,
+        signal=signal_number,
+        stdout=stdout,
+        stderr=stderr,
+        stdout_bytes=len(stdout),
+        stderr_bytes=len(stderr),
+        time_s=0.01,
+        workdir=WORKDIR,
+        **facts,
+    )
+
+
+ROWS = [
+    # (what happened, the run, verdict, words the message must hold)
+    ("the right answer", _run(b"2\n"), Verdict.ACCEPTED, []),
+    ("a wrong answer, with the case's hint", _run(b"12\n"), Verdict.WRONG_ANSWER, ["XOR the rows."]),
+    ("trailing spaces and blank lines", _run(b"2  \n\n"), Verdict.ACCEPTED, []),
+    ("a space before the answer", _run(b" 2\n"), Verdict.PRESENTATION_ERROR, ["spacing differs on line 1"]),
+    ("nothing printed", _run(b""), Verdict.NO_OUTPUT, ["printed nothing", "main block"]),
+    ("only blank lines", _run(b"\n \n"), Verdict.NO_OUTPUT, ["printed nothing"]),
+    (
+        "out of time, even after the right answer",
+        _run(b"2\n", timed_out=True, exit_code=None, signal_number=signal.SIGKILL),
+        Verdict.TIME_LIMIT_EXCEEDED,
+        ["stopped after 2 seconds", "loop that never ends"],
+    ),
+    (
+        "a flood of output",
+        _run(b"2\n" * 10, output_limit_hit=True, exit_code=None, signal_number=signal.SIGKILL),
+        Verdict.OUTPUT_LIMIT_EXCEEDED,
+        ["more than 1,000,000 bytes", "print inside a loop"],
+    ),
+    (
+        "a flood on the error output",
+        _run(b"2\n", stderr_limit_hit=True, exit_code=None, signal_number=signal.SIGKILL),
+        Verdict.OUTPUT_LIMIT_EXCEEDED,
+        ["error output limit"],
+    ),
+    (
+        "a crash after the right answer",
+        _run(b"2\n", TRACEBACK.encode(), exit_code=1),
+        Verdict.RUNTIME_ERROR,
+        ["ZeroDivisionError", "line 7"],
+    ),
+    (
+        "out of memory",
+        _run(b"", TRACEBACK.replace("ZeroDivisionError: division by zero", "MemoryError").encode(), exit_code=1),
+        Verdict.MEMORY_LIMIT_EXCEEDED,
+        ["512 MiB"],
+    ),
+    (
+        "the CPU time limit",
+        _run(b"", exit_code=None, signal_number=signal.SIGXCPU),
+        Verdict.TIME_LIMIT_EXCEEDED,
+        ["more than 3 seconds of processor time"],
+    ),
+    (
+        "killed by another signal",
+        _run(b"2\n", exit_code=None, signal_number=signal.SIGSEGV),
+        Verdict.RUNTIME_ERROR,
+        ["signal 11 (SIGSEGV)"],
+    ),
+    ("a right answer, then exit(3)", _run(b"2\n", exit_code=3), Verdict.RUNTIME_ERROR, ["exit status 3"]),
+]
+
+
+@pytest.mark.parametrize("run, verdict, words", [row[1:] for row in ROWS], ids=[row[0] for row in ROWS])
+def test_a_run_gets_the_verdict_its_facts_call_for(run, verdict, words):
+    result = run_result(CASE, generic_checkers().get("text"), run, None, PROGRAM, ("nim_sum",), "nim_sum.py")
+    assert result.verdict is verdict, result.message
+    for word in words:
+        assert word in result.message
+    if verdict is Verdict.ACCEPTED:
+        assert result.message == "" and result.difference is None
+
+
+def test_a_hidden_case_tells_the_kind_of_mistake_and_its_hint_but_not_the_case():
+    hidden = Case("secret", "9 9\n", ("0\n",), "text", {}, Limits(), hidden=True, hint="Empty rows count too.")
+    result = run_result(hidden, generic_checkers().get("text"), _run(b"18\n"), None, PROGRAM, (), "nim_sum.py")
+    assert result.verdict is Verdict.WRONG_ANSWER
+    assert result.message == (
+        "This hidden case was not accepted: your program gave a wrong answer. Hint: Empty rows count too."
+    )
+
+
+def test_a_crash_shows_the_students_own_traceback_with_the_run_folder_left_out():
+    result = run_result(
+        CASE, generic_checkers().get("text"), _run(b"", TRACEBACK.encode(), 1), None, PROGRAM, (), "s.py"
+    )
+    assert WORKDIR not in result.stderr
+    assert 'File "s.py", line 7' in result.stderr
