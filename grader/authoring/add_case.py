@@ -22,7 +22,7 @@ from grader.check.registry import Checker
 from grader.check.text import quote, significant_lines
 from grader.course.files import read_yaml
 from grader.course.layout import Course
-from grader.course.limits import DEFAULT_LIMITS
+from grader.course.limits import case_limits, default_settings
 from grader.course.loader import load_task
 from grader.course.reference import program_for
 from grader.errors import GraderError, UsageError
@@ -103,11 +103,7 @@ def add_case(
                 f"A case named '{name}' already exists ({shown}, line {names[name]}); names must be unique in a file."
             )
 
-    limits = Limits(
-        time_s=float(settings["time_limit"]),
-        memory_mib=int(settings["memory_limit"]),
-        output_bytes=int(settings["output_limit"]),
-    )
+    limits = case_limits(settings)
     actual = _run_solution(layout, task, graded_input, limits, context)
     expected = _expected_answer(checker, actual, graded_input, settings["checker_options"], task_id)
 
@@ -185,13 +181,10 @@ def _task_settings(path: Path, shown: str) -> dict:
     The file has been validated by ``load_task``, so the values have the right types.
     """
     data = read_yaml(path, shown)
-    return {
-        "checker": data.get("checker", "text"),
-        "checker_options": dict(data.get("checker_options", {})),
-        "time_limit": data.get("time_limit", DEFAULT_LIMITS.time_s),
-        "memory_limit": data.get("memory_limit", DEFAULT_LIMITS.memory_mib),
-        "output_limit": data.get("output_limit", DEFAULT_LIMITS.output_bytes),
-    }
+    settings = default_settings()
+    settings.update({key: data[key] for key in settings if key in data})
+    settings["checker_options"] = dict(settings["checker_options"])
+    return settings
 
 
 # -- the expected answer ------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from grader.check.random_answers import repeat_needed
 from grader.check.registry import CheckerRegistry
 from grader.course.case_keys import CASE_KEYS, MISTAKE_KEYS, SHARED_KEYS, kind_of
 from grader.course.files import MAX_DATA_BYTES, CourseFileLimit, LineMapping, inside, read_text
-from grader.course.limits import DEFAULT_LIMITS, LIMIT_KEYS, case_limits, limit_problem
+from grader.course.limits import LIMIT_KEYS, case_limits, default_settings, limit_problem
 from grader.errors import CaseFileError
 from grader.model import Case, Mistake
 
@@ -54,13 +54,7 @@ class CaseValidator:
 
     def settings(self, data: LineMapping, inherited: Optional[dict]) -> dict:
         """Checker, options and limits of a task (inherited None) or of a case."""
-        base = inherited or {
-            "checker": "text",
-            "checker_options": {},
-            "time_limit": DEFAULT_LIMITS.time_s,
-            "memory_limit": DEFAULT_LIMITS.memory_mib,
-            "output_limit": DEFAULT_LIMITS.output_bytes,
-        }
+        base = inherited or default_settings()
         result = dict(base)
         for key in SHARED_KEYS:
             if key in data:

@@ -1,4 +1,4 @@
-"""The limits of a case: the defaults, what a limit in YAML may be, and the ``Limits`` value.
+"""The settings a task starts from, the limits of a case: what a limit in YAML may be, and the ``Limits`` value.
 
 In: the ``time_limit``, ``memory_limit`` and ``output_limit`` a task or case sets (seconds, MiB,
 bytes). Out: a sentence when one is unusable, or the ``Limits`` a case is run under.
@@ -26,6 +26,17 @@ def limit_problem(key: str, value: float) -> Optional[str]:
         unit = "MiB" if key == "memory_limit" else "bytes"
         return f"'{key}' must be a whole number of {unit}, not {value!r}"
     return None
+
+
+def default_settings() -> dict:
+    """What a task sets when its file says nothing: the text checker, no options, the default limits."""
+    return {
+        "checker": "text",
+        "checker_options": {},
+        "time_limit": DEFAULT_LIMITS.time_s,
+        "memory_limit": DEFAULT_LIMITS.memory_mib,
+        "output_limit": DEFAULT_LIMITS.output_bytes,
+    }
 
 
 def case_limits(settings: dict) -> Limits:
