@@ -100,3 +100,25 @@ def test_modules_are_small_and_few_are_loose_at_the_top():
     assert not long, f"modules over 400 lines: {long}"
     loose = sorted(path.name for path in PACKAGE.glob("*.py"))
     assert len(loose) <= 8, f"modules loose at the top of grader/: {loose}"
+
+
+def test_the_readme_names_every_module_and_no_other():
+    """The README's module table matches the tree: a row names a module by its path, or by its bare
+    file name after a path in the same cell (``grader/run/execute.py``, ``streams.py``)."""
+    readme = (PACKAGE.parent / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| module | owns |") :].split("\n\n", 1)[0]
+    named = set()
+    for row in table.splitlines()[2:]:
+        cell = row.split("|")[1]
+        folder = ""
+        for name in (part.strip(" `") for part in cell.split(",")):
+            if name.startswith("grader/"):
+                folder = name.rsplit("/", 1)[0]
+                named.add(name)
+            elif name.endswith(".py"):
+                named.add(f"{folder}/{name}")
+    modules = {
+        path.relative_to(PACKAGE.parent).as_posix() for path in PACKAGE.rglob("*.py") if path.name != "__init__.py"
+    }
+    assert sorted(modules - named) == [], "modules the README's table leaves out"
+    assert sorted(named - modules - {"grader/report/templates/"}) == [], "rows naming modules that do not exist"
