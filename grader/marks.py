@@ -8,9 +8,17 @@ item analysis, overview) are made from these small values.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from grader.model import TaskResult, Verdict
+
+
+def plain_number(value: float, digits: Optional[int] = None) -> Union[int, float]:
+    """A number as a file should show it: an int when whole (``4``, not ``4.0``), else the value,
+    rounded to ``digits`` places when given (JSON and YAML written for people and other tools)."""
+    if float(value).is_integer():
+        return int(value)
+    return round(value, digits) if digits is not None else value
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,12 @@ class Limits:
     processes: int = 64  # processes and threads (RLIMIT_NPROC, counted for the run's own user)
     open_files: int = 64
 
+    @property
+    def cpu_seconds(self) -> int:
+        """The processor time a run may use (RLIMIT_CPU): the time limit, rounded down, plus one
+        second, so that a program is stopped by the wall clock first and by this only as a backstop."""
+        return int(self.time_s) + 1
+
 
 @dataclass(frozen=True)
 class Rule:

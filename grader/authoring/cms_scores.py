@@ -14,7 +14,8 @@ import re
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from grader.authoring.importing import Notes, listing, read_text, tidy, yaml_number
+from grader.authoring.importing import Notes, listing, read_text, yaml_number
+from grader.marks import plain_number
 
 
 def case_points(folder: Path, conf: Dict[str, Any], indices: List[int], notes: Notes) -> Dict[int, float]:
@@ -96,12 +97,14 @@ def _group_points(
     shared = []
     for number, (maximum, members) in enumerate(groups):
         if not members:
-            notes.add(f"Subtask {number} of {source} ({tidy(maximum)} points) has no cases; its points are lost.")
+            notes.add(
+                f"Subtask {number} of {source} ({plain_number(maximum)} points) has no cases; its points are lost."
+            )
             continue
         for index, share in zip(members, _shares(maximum, len(members))):
             points[index] += share
         if len(members) > 1:
-            shared.append(f"subtask {number}: {tidy(maximum)} points over {len(members)} cases")
+            shared.append(f"subtask {number}: {plain_number(maximum)} points over {len(members)} cases")
     if shared:
         notes.add(
             f"CMS {score_type} gives a subtask's points only when all its cases pass; here each case carries an "

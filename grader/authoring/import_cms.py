@@ -26,9 +26,9 @@ from grader.authoring.importing import (
     read_mapping,
     read_text,
     task_id_for,
-    tidy,
 )
 from grader.errors import UsageError
+from grader.marks import plain_number
 
 # The CMS "italy_yaml" task format, as cmscontrib/loaders/italy_yaml.py reads it.
 _CMS_USED_KEYS = {
@@ -94,7 +94,7 @@ def import_cms(folder: Path, task_id: Optional[str] = None) -> ImportResult:
     )
     key, value = _first(conf, "time_limit", "timeout")
     if key is not None:
-        task["time_limit"] = tidy(positive_limit(value, conf_path, key, "seconds"))
+        task["time_limit"] = plain_number(positive_limit(value, conf_path, key, "seconds"))
     key, value = _first(conf, "memory_limit", "memlimit")
     if key is not None:
         meaning = "the resident memory of the whole process, interpreter included, as CMS's sandbox isolate measures it"
@@ -113,7 +113,7 @@ def import_cms(folder: Path, task_id: Optional[str] = None) -> ImportResult:
         if public is not None and index not in public:
             case["hidden"] = True
         if index in points:
-            case["points"] = tidy(points[index])
+            case["points"] = plain_number(points[index])
         cases.append(case)
     if not cases:
         raise no_cases_error(folder, len(indices), notes)

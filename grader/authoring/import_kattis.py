@@ -25,12 +25,12 @@ from grader.authoring.importing import (
     positive_limit,
     read_mapping,
     task_id_for,
-    tidy,
 )
 from grader.authoring.kattis_data import KattisData, read_testdata
 from grader.authoring.kattis_validator import flag_words, parse_flags, validator_checker
 from grader.course.limits import DEFAULT_LIMITS
 from grader.errors import UsageError
+from grader.marks import plain_number
 
 # problem.yaml keys of the legacy and 2023-07 formats. Metadata worth keeping goes into the header
 # comment; ids and keywords are dropped as they mean nothing to a test case file.
@@ -135,11 +135,13 @@ def _kattis_limits(conf: Dict[str, Any], conf_path: Path, task: Dict[str, Any], 
     if not isinstance(limits, dict):
         raise UsageError(f"{conf_path}: 'limits' must be a mapping such as {{memory: 1024}}, not {limits!r}.")
     if limits.get("time_limit") is not None:
-        task["time_limit"] = tidy(positive_limit(limits["time_limit"], conf_path, "limits.time_limit", "seconds"))
+        task["time_limit"] = plain_number(
+            positive_limit(limits["time_limit"], conf_path, "limits.time_limit", "seconds")
+        )
     else:
         given = ", ".join(f"{k} {limits[k]}" for k in sorted(_KATTIS_TIME_KEYS) if k in limits)
         given = given or "time_multiplier 5 by default"
-        seconds = tidy(DEFAULT_LIMITS.time_s)
+        seconds = plain_number(DEFAULT_LIMITS.time_s)
         notes.add(
             f"Kattis computes the time limit from the judge solutions' running times ({given}); it was not "
             f"carried over, so the default of {seconds} seconds applies: set time_limit by hand."

@@ -21,6 +21,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from grader.course.files import read_yaml
 from grader.course.limits import DEFAULT_LIMITS
 from grader.errors import CaseFileError, UsageError
+from grader.marks import plain_number
 
 
 @dataclass(frozen=True)
@@ -103,11 +104,6 @@ def yaml_number(value: Any) -> Optional[float]:
     return value
 
 
-def tidy(value: float) -> Any:
-    """``2.0`` → ``2``: whole numbers are written without a decimal point."""
-    return int(value) if float(value).is_integer() else value
-
-
 def positive_limit(value: Any, path: Path, key: str, unit: str) -> float:
     """A limit from a file: a finite number more than 0, or a UsageError naming the file and key."""
     number = yaml_number(value)
@@ -133,7 +129,8 @@ def carried_memory_limit(value: float, where: str, meaning: str, notes: Notes) -
         else f"memory_limit is {kept} MiB, as the source allows more than the default of {default} MiB"
     )
     notes.add(
-        f"The memory limit of {tidy(value)} MiB ({where}) was not carried over as a number: there it is {meaning}, "
+        f"The memory limit of {plain_number(value)} MiB ({where}) was not carried over as a number: "
+        f"there it is {meaning}, "
         "while here memory_limit is the memory a program may use beyond what the Python interpreter takes to "
         f"start, so {outcome}."
     )

@@ -11,19 +11,9 @@ import re
 from typing import Sequence
 from xml.sax.saxutils import quoteattr
 
-from grader.marks import CaseTally, StudentMarks
+from grader.marks import CaseTally, StudentMarks, plain_number
 from grader.model import Task, TaskResult
 from grader.safe_text import for_terminal
-
-
-def number(value: float):
-    """An int when the value is whole (``4``, not ``4.0``), else the value rounded to 4 places."""
-    return int(value) if float(value).is_integer() else round(value, 4)
-
-
-def _exact(value: float):
-    """An int when the value is whole, else the value as it is (so the tests add up to the score)."""
-    return int(value) if float(value).is_integer() else value
 
 
 def gradescope(results: Sequence[TaskResult]) -> dict:
@@ -41,15 +31,15 @@ def gradescope(results: Sequence[TaskResult]) -> dict:
             tests.append(
                 {
                     "name": f"{task.task.id}: {case.case.name}",
-                    "score": _exact(points if case.accepted else 0),
-                    "max_score": _exact(points),
+                    "score": plain_number(points if case.accepted else 0),
+                    "max_score": plain_number(points),
                     "status": "passed" if case.accepted else "failed",
                     "output": case.message or "Accepted.",
                     "visibility": "hidden" if case.case.hidden else "visible",
                 }
             )
     return {
-        "score": _exact(sum(t.score for t in results)),
+        "score": plain_number(sum(t.score for t in results)),
         "execution_time": round(sum(c.time_s for t in results for c in t.cases), 3),
         "tests": tests,
     }
@@ -79,7 +69,15 @@ def gradebook_csv(students: Sequence[StudentMarks], tasks: Sequence[Task]) -> st
     writer.writerow(_row(["student", *(task.id for task in tasks), "total"]))
     for student in students:
         scores = {t.task: t.score for t in student.tasks}
-        writer.writerow(_row([student.student, *(number(scores.get(t.id, 0)) for t in tasks), number(student.score)]))
+        writer.writerow(
+            _row(
+                [
+                    student.student,
+                    *(plain_number(scores.get(t.id, 0), 4) for t in tasks),
+                    plain_number(student.score, 4),
+                ]
+            )
+        )
     return out.getvalue()
 
 

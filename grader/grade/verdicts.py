@@ -261,7 +261,7 @@ def _run_verdict(run: RunResult, stderr: str, case: Case, program: Program, task
         if run.signal == getattr(signal, "SIGXCPU", None):
             return (
                 Verdict.TIME_LIMIT_EXCEEDED,
-                f"Your program used more than {int(limits.time_s) + 1} seconds of processor time (the CPU "
+                f"Your program used more than {limits.cpu_seconds} seconds of processor time (the CPU "
                 "time limit). Is there a loop that never ends?",
                 True,
             )

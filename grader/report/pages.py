@@ -19,7 +19,7 @@ import jinja2
 
 from grader import __version__
 from grader.check.text import visible
-from grader.marks import CaseTally, StudentMarks
+from grader.marks import CaseTally, StudentMarks, plain_number
 from grader.model import CaseResult, Task, TaskResult, Verdict
 from grader.report.class_overview import class_overview
 
@@ -262,8 +262,8 @@ def json_document(results: Sequence[TaskResult]) -> dict:
                 "task": r.task.id,
                 "file": r.file,
                 "verdict": r.verdict.value,
-                "score": _number(r.score),
-                "max_score": _number(r.max_score),
+                "score": plain_number(r.score, 4),
+                "max_score": plain_number(r.max_score, 4),
                 "cases": [
                     {
                         "name": c.case.name,
@@ -277,10 +277,6 @@ def json_document(results: Sequence[TaskResult]) -> dict:
             for r in results
         ]
     }
-
-
-def _number(value: float):
-    return int(value) if float(value).is_integer() else round(value, 4)
 
 
 def json_text(results: Sequence[TaskResult]) -> str:
@@ -297,7 +293,7 @@ def terminal_table(results: Sequence[TaskResult], report: Optional[Path] = None)
             (
                 r.task.id,
                 r.verdict.value,
-                f"{_number(r.score)}/{_number(r.max_score)}",
+                f"{plain_number(r.score, 4)}/{plain_number(r.max_score, 4)}",
                 failing.case.name if failing else "",
             )
         )

@@ -320,7 +320,7 @@ def rlimits(limits: Limits) -> Tuple[Tuple[str, int], ...]:
     processes and open files."""
     return (
         ("RLIMIT_AS", limits.memory_mib * 1024 * 1024),
-        ("RLIMIT_CPU", int(limits.time_s) + 1),
+        ("RLIMIT_CPU", limits.cpu_seconds),
         ("RLIMIT_FSIZE", limits.file_bytes),
         ("RLIMIT_CORE", 0),
         ("RLIMIT_NPROC", limits.processes),
