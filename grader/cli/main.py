@@ -21,6 +21,8 @@ from grader.classrun.grade_class import CACHE_NAME
 from grader.cli.authoring import add_case_command, import_command
 from grader.cli.check import check_command
 from grader.cli.grade import grade_command
+from grader.cli.portal import add_parsers as add_portal_parsers
+from grader.cli.portal import serve_command, users_command
 from grader.cli.verify import verify_command
 from grader.errors import GraderError
 from grader.safe_text import for_terminal
@@ -112,6 +114,7 @@ def _parser() -> argparse.ArgumentParser:
     bring.add_argument("--out", metavar="FILE", help="write to FILE instead")
     bring.add_argument("--force", action="store_true", help="replace an existing file")
     bring.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    add_portal_parsers(commands)
     return parser
 
 
@@ -157,6 +160,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "add-case": add_case_command,
         "import": import_command,
         "grade": grade_command,
+        "serve": serve_command,
+        "users": users_command,
     }
     try:
         with _terminate_as_interrupt():

@@ -1,0 +1,91 @@
+"""The portal's server-side commands: ``serve`` and ``users import`` / ``users token`` (``portal.md``).
+
+In: the parsed arguments. Out: the exit status (0 done, 2 could not). The portal needs the ``web``
+extra (Django, waitress; Python 3.10+): without it each command says how to install it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from grader.cli.grading_setup import course_folder
+from grader.errors import UsageError
+
+_INSTALL = "the portal needs the web extra: pip install -e '.[web]' (Python 3.10 or later)"
+
+
+def add_parsers(commands) -> None:
+    """The ``serve`` and ``users`` commands, added to the command line's subparsers."""
+    serve = commands.add_parser(
+        "serve",
+        help="run the submission portal: the website and its grading, on this machine",
+        description="Serve the portal: students hand in, the grader grades in its sandbox, instructors "
+        "watch. DIR holds everything it keeps; it is created on first start and migrated on later ones.",
+    )
+    serve.add_argument("--data", required=True, metavar="DIR", help="the portal's folder (database, settings)")
+    serve.add_argument("--course", metavar="DIR", help="the course folder (default: this project)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000; 0: any free port)")
+    serve.add_argument(
+        "--db", metavar="URL", help="a database URL (postgresql://user@host/name); default SQLite in DIR"
+    )
+    serve.add_argument("--dask", metavar="ADDRESS", help="grade on a Dask cluster (not yet: graded on this machine)")
+    serve.add_argument("--workers", type=int, default=2, help="submissions graded at once (default: 2)")
+    serve.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    users = commands.add_parser("users", help="the portal's accounts: import a roster, issue API tokens")
+    actions = users.add_subparsers(dest="action", metavar="ACTION")
+    actions.required = True
+    roster = actions.add_parser("import", help="create or update the accounts of a class from ROSTER.csv")
+    roster.add_argument("roster", metavar="ROSTER.csv", help="header row with username and role (student/instructor)")
+    token = actions.add_parser("token", help="print a new API token for each user named")
+    token.add_argument("usernames", nargs="+", metavar="USERNAME")
+    for action in (roster, token):
+        action.add_argument("--data", required=True, metavar="DIR", help="the portal's folder")
+        action.add_argument("--db", metavar="URL", help="a database URL (default: SQLite in DIR)")
+        action.add_argument("--course", metavar="DIR", help=argparse.SUPPRESS)
+        action.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+
+
+def _web():
+    """The portal's server module, or a sentence saying how to install it. (Its other modules are
+    imported once Django is configured: their models need the settings.)"""
+    try:
+        import django  # noqa: F401
+        import waitress  # noqa: F401
+    except ImportError:
+        raise UsageError(_INSTALL) from None
+    if sys.version_info < (3, 10):
+        raise UsageError(_INSTALL)
+    from grader.web import server
+
+    return server
+
+
+def serve_command(args) -> int:
+    server = _web()
+    if args.dask:
+        raise UsageError("serve --dask is not available yet: serve grades on this machine (leave out --dask).")
+    if not 0 <= args.port < 65536:
+        raise UsageError(f"--port {args.port}: a port is a number from 1 to 65535 (0: any free port).")
+    if args.workers < 1:
+        raise UsageError(f"--workers {args.workers}: at least 1.")
+    course = course_folder(args.course)
+    return server.serve(Path(args.data).resolve(), course.root, args.host, args.port, args.db, args.workers)
+
+
+def users_command(args) -> int:
+    server = _web()
+    server.prepare(Path(args.data).resolve(), course_folder(args.course).root, args.db)
+    from grader.web import roster
+
+    if args.action == "import":
+        outcome = roster.import_roster(Path(args.roster))
+        for username, password in outcome.created:
+            print(f"{username}: sign in the first time with the password {password} and change it at once.")
+        print(f"{len(outcome.created)} accounts created, {len(outcome.updated)} updated.", file=sys.stderr)
+        return 0
+    for username, token in roster.new_tokens(args.usernames):
+        print(f"{username} {token}")
+    return 0

@@ -1,0 +1,70 @@
+"""What the portal keeps: submissions (the queue's truth), API tokens, per-task rules.
+
+A ``Submission`` row is written, with the file's bytes, before the upload is answered; grading
+claims it (``status`` queued → running, ``attempt`` + 1) and writes its result only for the
+attempt that claimed it (``dispatcher``). Instructors are users with ``is_staff``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.conf import settings
+from django.db import models
+
+QUEUED, RUNNING, DONE, ERROR = "queued", "running", "done", "error"
+STATUSES = [(s, s) for s in (QUEUED, RUNNING, DONE, ERROR)]
+
+
+class Submission(models.Model):
+    """One file handed in for one task, and what grading made of it."""
+
+    student = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions")
+    task = models.CharField(max_length=64)
+    file_name = models.CharField(max_length=255)
+    data = models.BinaryField()
+    sha256 = models.CharField(max_length=64)
+    submitted_at = models.DateTimeField()
+    late = models.BooleanField(default=False)
+    status = models.CharField(max_length=8, choices=STATUSES, default=QUEUED)
+    # Grading still owed: set when handed in and when an instructor regrades (the old results stay
+    # shown until the new ones land); cleared by the attempt that writes the result.
+    pending = models.BooleanField(default=True)
+    attempt = models.PositiveIntegerField(default=0)  # how many times grading claimed it
+    claimed_at = models.DateTimeField(null=True, blank=True)  # set while an attempt holds it
+    graded_at = models.DateTimeField(null=True, blank=True)
+    cases = models.CharField(max_length=64, blank=True)  # fingerprint of the case set graded against
+    verdict = models.CharField(max_length=32, null=True, blank=True)
+    score = models.FloatField(null=True, blank=True)
+    max_score = models.FloatField(null=True, blank=True)
+    results = models.JSONField(null=True, blank=True)  # [{"name", "verdict", "message", "hidden"}...]
+    report = models.TextField(blank=True)  # the task's page, as check writes it
+    error = models.TextField(blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["pending", "claimed_at", "id"]), models.Index(fields=["student", "task", "id"])]
+
+    @staticmethod
+    def digest(data: bytes) -> str:
+        return hashlib.sha256(data).hexdigest()
+
+
+class ApiToken(models.Model):
+    """A user's API token, kept as its SHA-256 only (a new one replaces the old)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_token")
+    digest = models.CharField(max_length=64, unique=True)
+    created = models.DateTimeField(auto_now=True)
+
+    @staticmethod
+    def digest_of(token: str) -> str:
+        return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class TaskPolicy(models.Model):
+    """How often a task may be handed in, and until when it counts as on time."""
+
+    task = models.CharField(max_length=64, unique=True)
+    min_interval_s = models.PositiveIntegerField(default=0)  # between two submissions of one student
+    max_count = models.PositiveIntegerField(null=True, blank=True)  # per student; None: no limit
+    deadline = models.DateTimeField(null=True, blank=True)  # later ones are graded and marked late

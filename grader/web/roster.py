@@ -1,0 +1,99 @@
+"""Accounts from the instructor's roster, and API tokens (``users import``, ``users token``).
+
+In: a CSV with a header row holding at least ``username`` and ``role`` (``student`` or
+``instructor``), optionally ``name`` and ``email``. Out: the accounts created or updated (never
+duplicated), and for each new one the sentence that tells its owner how to sign in the first time:
+a one-time password they change at once. Tokens are printed once and kept hashed.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Sequence, Tuple
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from grader.errors import UsageError
+from grader.web.models import ApiToken
+
+ROLES = ("student", "instructor")
+MAX_ROSTER_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class RosterOutcome:
+    created: Tuple[Tuple[str, str], ...]  # (username, first password)
+    updated: Tuple[str, ...]
+
+
+def _rows(path: Path) -> List[dict]:
+    try:
+        if path.stat().st_size > MAX_ROSTER_BYTES:
+            raise UsageError(
+                f"{path}: a roster of more than {MAX_ROSTER_BYTES // (1024 * 1024)} MiB is not a class list."
+            )
+        text = path.read_bytes().decode("utf-8-sig")
+    except OSError as error:
+        raise UsageError(f"{path}: cannot be read ({error.strerror or error}).") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: is not UTF-8 text; save the roster as CSV (UTF-8).") from None
+    reader = csv.DictReader(io.StringIO(text))
+    fields = {name.strip().lower() for name in reader.fieldnames or ()}
+    missing = [name for name in ("username", "role") if name not in fields]
+    if missing:
+        raise UsageError(
+            f"{path}: the header row must name {' and '.join(missing)} (it has: {', '.join(sorted(fields))})."
+        )
+    rows = []
+    for line, row in enumerate(reader, start=2):
+        clean = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items() if isinstance(v, str)}
+        if not clean.get("username"):
+            raise UsageError(f"{path}, line {line}: the username is empty.")
+        if clean.get("role", "").lower() not in ROLES:
+            raise UsageError(f"{path}, line {line}: the role must be student or instructor, not {clean.get('role')!r}.")
+        rows.append(clean)
+    return rows
+
+
+def import_roster(path: Path) -> RosterOutcome:
+    """Create or update every account of the roster at ``path``, in one transaction."""
+    users = get_user_model()
+    created, updated = [], []
+    rows = _rows(path)
+    with transaction.atomic():
+        for row in rows:
+            name = row.get("name", "")
+            first, _, last = name.partition(" ")
+            user, new = users.objects.get_or_create(username=row["username"])
+            user.is_staff = row["role"].lower() == "instructor"
+            user.email = row.get("email", user.email)
+            user.first_name, user.last_name = (first, last) if name else (user.first_name, user.last_name)
+            if new:
+                password = secrets.token_urlsafe(9)
+                user.set_password(password)
+                created.append((user.username, password))
+            else:
+                updated.append(user.username)
+            user.save()
+    return RosterOutcome(tuple(created), tuple(updated))
+
+
+def new_tokens(usernames: Sequence[str]) -> List[Tuple[str, str]]:
+    """A new API token for each user named (the previous one stops working): (username, token)."""
+    users = get_user_model()
+    found = {u.username: u for u in users.objects.filter(username__in=list(usernames))}
+    unknown = [name for name in usernames if name not in found]
+    if unknown:
+        raise UsageError(f"no such user: {', '.join(unknown)} (import the roster first: python -m grader users import)")
+    issued = []
+    with transaction.atomic():
+        for name in usernames:
+            token = secrets.token_urlsafe(32)
+            ApiToken.objects.update_or_create(user=found[name], defaults={"digest": ApiToken.digest_of(token)})
+            issued.append((name, token))
+    return issued

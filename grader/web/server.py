@@ -1,0 +1,61 @@
+"""``python -m grader serve``: the site and its grading in one process, for one machine.
+
+In: the data folder (created, and its database made ready or migrated, on start), the course,
+where to listen. Out: a WSGI server (waitress: a pure-Python production server, threads, no
+native code) and the dispatcher's grading threads, until SIGTERM or Ctrl-C stops both cleanly.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from pathlib import Path
+from typing import Optional
+
+from grader.errors import UsageError
+from grader.web.settings import configure
+
+
+def prepare(data: Path, course: Path, db_url: Optional[str] = None, hosts: tuple = ()) -> None:
+    """Configure Django for ``data`` and bring its database to the current schema."""
+    configure(data, course, db_url, hosts)
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+
+
+def serve(data: Path, course: Path, host: str, port: int, db_url: Optional[str], workers: int, stop=None) -> int:
+    """Serve until ``stop`` is set (or SIGTERM / Ctrl-C); returns the exit status."""
+    prepare(data, course, db_url, (host,))
+    from django.core.wsgi import get_wsgi_application
+    from waitress.server import create_server
+
+    from grader.run.forkserver import best_runner
+    from grader.web.dispatcher import Dispatcher, grading_context
+
+    stop = stop or threading.Event()
+    try:
+        server = create_server(get_wsgi_application(), host=host, port=port, threads=8)
+    except OSError as error:
+        raise UsageError(
+            f"cannot listen on {host}:{port} ({error.strerror or error}): is another server there?"
+        ) from None
+    with best_runner() as runner:
+        dispatcher = Dispatcher(grading_context(runner), workers=workers)
+        dispatcher.start()
+        serving = threading.Thread(target=server.run, name="portal-http", daemon=True)
+        serving.start()
+        print(
+            f"Serving the portal on http://{host}:{server.effective_port}/ (data in {data}); Ctrl-C stops.", flush=True
+        )
+        previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        try:
+            while not stop.wait(0.5):
+                pass
+        except KeyboardInterrupt:
+            pass
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+            server.close()
+            dispatcher.stop()
+    return 0

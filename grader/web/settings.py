@@ -1,0 +1,120 @@
+"""Django's settings for a portal whose state lives in one folder (``--data``).
+
+In: the data folder, the course folder, an optional database URL. Out: Django configured and set
+up in this process (``configure``). The secret key is made once and kept in ``DATA/secret_key``
+(0600); the database is ``DATA/portal.sqlite3`` (WAL, immediate transactions, so that claiming a
+submission is one writer at a time) unless a URL names another.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Optional
+from urllib.parse import unquote, urlparse
+
+from grader.errors import UsageError
+from grader.submission.files import MAX_SOURCE_BYTES
+
+SECRET_FILE = "secret_key"
+DATABASE_FILE = "portal.sqlite3"
+
+
+def _secret_key(data: Path) -> str:
+    """The portal's secret key, made on first start and kept readable by its owner only."""
+    path = data / SECRET_FILE
+    try:
+        return path.read_text(encoding="ascii").strip()
+    except FileNotFoundError:
+        key = secrets.token_urlsafe(50)
+        descriptor = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w", encoding="ascii") as handle:
+            handle.write(key + "\n")
+        return key
+
+
+def database(data: Path, url: Optional[str]) -> dict:
+    """Django's DATABASES entry: SQLite in ``data`` by default, or the database a URL names."""
+    if not url:
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": str(data / DATABASE_FILE),
+            # one writer at a time from the start of a transaction: a claim never races another
+            "OPTIONS": {"transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;", "timeout": 30},
+        }
+    parsed = urlparse(url)
+    if parsed.scheme not in ("postgresql", "postgres"):
+        raise UsageError(f"--db {url}: only postgresql://user@host/name URLs are understood (or none, for SQLite).")
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": parsed.path.lstrip("/"),
+        "USER": unquote(parsed.username or ""),
+        "PASSWORD": unquote(parsed.password or ""),
+        "HOST": parsed.hostname or "",
+        "PORT": str(parsed.port or ""),
+    }
+
+
+def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tuple = ()) -> None:
+    """Configure and set up Django for this process (once: a second call changes nothing)."""
+    import django
+    from django.conf import settings
+
+    if settings.configured:
+        return
+    data.mkdir(parents=True, exist_ok=True, mode=0o700)
+    settings.configure(
+        SECRET_KEY=_secret_key(data),
+        DEBUG=False,
+        ALLOWED_HOSTS=["127.0.0.1", "localhost", "testserver", *hosts],
+        INSTALLED_APPS=[
+            "django.contrib.auth",
+            "django.contrib.contenttypes",
+            "django.contrib.sessions",
+            "django.contrib.messages",
+            "grader.web",
+        ],
+        MIDDLEWARE=[
+            "django.middleware.security.SecurityMiddleware",
+            "django.contrib.sessions.middleware.SessionMiddleware",
+            "django.middleware.common.CommonMiddleware",
+            "django.middleware.csrf.CsrfViewMiddleware",
+            "django.contrib.auth.middleware.AuthenticationMiddleware",
+            "django.contrib.messages.middleware.MessageMiddleware",
+            "django.middleware.clickjacking.XFrameOptionsMiddleware",
+        ],
+        ROOT_URLCONF="grader.web.urls",
+        DATABASES={"default": database(data, db_url)},
+        TEMPLATES=[
+            {
+                "BACKEND": "django.template.backends.django.DjangoTemplates",
+                "APP_DIRS": True,
+                "OPTIONS": {
+                    "context_processors": [
+                        "django.template.context_processors.request",
+                        "django.contrib.auth.context_processors.auth",
+                        "django.contrib.messages.context_processors.messages",
+                    ]
+                },
+            }
+        ],
+        DEFAULT_AUTO_FIELD="django.db.models.BigAutoField",
+        USE_TZ=True,
+        TIME_ZONE="UTC",
+        LOGIN_URL="/login/",
+        LOGIN_REDIRECT_URL="/",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        CSRF_COOKIE_SAMESITE="Lax",
+        # behind a reverse proxy with TLS (README): cookies only over HTTPS
+        SESSION_COOKIE_SECURE=os.environ.get("NIM_GRADER_HTTPS") == "1",
+        CSRF_COOKIE_SECURE=os.environ.get("NIM_GRADER_HTTPS") == "1",
+        SECURE_PROXY_SSL_HEADER=("HTTP_X_FORWARDED_PROTO", "https") if os.environ.get("NIM_GRADER_HTTPS") else None,
+        # an upload is read into memory up to the grader's own limit, refused beyond it (413)
+        DATA_UPLOAD_MAX_MEMORY_SIZE=2 * MAX_SOURCE_BYTES + 65536,
+        FILE_UPLOAD_MAX_MEMORY_SIZE=2 * MAX_SOURCE_BYTES,
+        GRADER_DATA=str(data),
+        GRADER_COURSE=str(course),
+    )
+    django.setup()

@@ -1,0 +1,236 @@
+"""The portal's JSON API (portal.md) through Django's test client, and its queue's bookkeeping.
+
+Django is configured once for this test process, on a fresh data folder and the project's course.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import pytest
+
+django = pytest.importorskip("django", reason="the portal needs the web extra (Django, Python 3.10+)")
+if sys.version_info < (3, 10):
+    pytest.skip("the portal needs Python 3.10 or later", allow_module_level=True)
+
+from support import PROJECT, mutate, solution  # noqa: E402
+
+from grader.submission.files import MAX_SOURCE_BYTES  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def portal(tmp_path_factory):
+    from grader.web.server import prepare
+
+    prepare(tmp_path_factory.mktemp("portal-data"), PROJECT)
+    from django.test import Client
+
+    from grader.web import roster
+
+    roster_file = tmp_path_factory.mktemp("roster") / "roster.csv"
+    roster_file.write_text("username,role,name\nann,student,Ann A\nben,student,Ben B\nteach,instructor,T\n")
+    roster.import_roster(roster_file)
+    tokens = dict(roster.new_tokens(["ann", "ben", "teach"]))
+    return Client(), tokens
+
+
+@pytest.fixture(autouse=True)
+def empty_queue(portal):
+    from grader.web.models import Submission, TaskPolicy
+
+    Submission.objects.all().delete()
+    TaskPolicy.objects.all().delete()
+
+
+def call(portal, method, path, user=None, token=None, **data):
+    client, tokens = portal
+    headers = {}
+    if user or token:
+        headers["HTTP_AUTHORIZATION"] = f"Token {token or tokens[user]}"
+    return getattr(client, method)(path, **data, **headers)
+
+
+def hand_in(portal, user, task, text, name=None):
+    upload = io.BytesIO(text.encode() if isinstance(text, str) else text)
+    upload.name = name or f"{task}.py"
+    return call(portal, "post", "/api/submissions", user, data={"task": task, "file": upload})
+
+
+def test_health_needs_no_token(portal):
+    answer = call(portal, "get", "/healthz")
+    assert answer.status_code == 200 and answer.json() == {"ok": True}
+
+
+@pytest.mark.parametrize("path", ["/api/tasks", "/api/submissions", "/api/submissions/1", "/api/gradebook.csv"])
+def test_every_call_needs_a_valid_token(portal, path):
+    assert call(portal, "get", path).status_code == 401
+    assert call(portal, "get", path, token="not-a-token").status_code == 401
+
+
+def test_tasks_are_the_courses(portal):
+    tasks = call(portal, "get", "/api/tasks", "ann").json()
+    assert {t["id"] for t in tasks} >= {"nim_sum", "exclusive_or", "working_game"}
+    assert all(t["max_score"] > 0 and t["title"] for t in tasks)
+
+
+def test_handing_in_queues_the_file_as_sent(portal):
+    from grader.web.models import Submission
+
+    answer = hand_in(portal, "ann", "nim_sum", solution("nim_sum"))
+    assert answer.status_code == 202
+    body = answer.json()
+    assert body["status"] == "queued" and body["url"] == f"/api/submissions/{body['id']}"
+    row = Submission.objects.get(id=body["id"])
+    assert bytes(row.data) == solution("nim_sum").encode() and row.pending and row.student.username == "ann"
+    shown = call(portal, "get", body["url"], "ann").json()
+    assert shown["status"] == "queued" and shown["verdict"] is None and shown["cases"] is None
+
+
+def test_bad_uploads_are_refused_with_their_reason(portal):
+    assert hand_in(portal, "ann", "no_such_task", "print(1)").status_code == 400
+    too_large = hand_in(portal, "ann", "nim_sum", b"#" * (MAX_SOURCE_BYTES + 1))
+    assert too_large.status_code == 413 and "limit" in too_large.json()["error"]
+    missing = call(portal, "post", "/api/submissions", "ann", data={"task": "nim_sum"})
+    assert missing.status_code == 400
+
+
+def test_handing_in_too_often_is_429_with_when_to_try_again(portal):
+    from grader.web.models import TaskPolicy
+
+    TaskPolicy.objects.create(task="nim_sum", min_interval_s=60)
+    assert hand_in(portal, "ann", "nim_sum", "print(0)").status_code == 202
+    again = hand_in(portal, "ann", "nim_sum", "print(0)")
+    assert again.status_code == 429 and 0 < int(again["Retry-After"]) <= 60
+    assert hand_in(portal, "ben", "nim_sum", "print(0)").status_code == 202  # per student
+    TaskPolicy.objects.filter(task="nim_sum").update(min_interval_s=0, max_count=1)
+    assert hand_in(portal, "ann", "nim_sum", "print(0)").status_code == 429
+
+
+def test_a_student_sees_only_their_own_work(portal):
+    mine = hand_in(portal, "ann", "nim_sum", "print(0)").json()["id"]
+    theirs = hand_in(portal, "ben", "nim_sum", "print(1)").json()["id"]
+    assert call(portal, "get", f"/api/submissions/{theirs}", "ann").status_code == 404
+    assert call(portal, "get", "/api/submissions/999999", "ann").status_code == 404
+    listed = call(portal, "get", "/api/submissions?task=nim_sum", "ann").json()
+    assert [s["id"] for s in listed] == [mine]
+    everyone = call(portal, "get", "/api/submissions?task=nim_sum", "teach").json()
+    assert [s["id"] for s in everyone] == [theirs, mine]  # newest first
+    only_ben = call(portal, "get", "/api/submissions?student=ben", "teach").json()
+    assert [s["id"] for s in only_ben] == [theirs]
+
+
+def test_regrade_and_gradebook_are_for_instructors(portal):
+    assert call(portal, "post", "/api/tasks/nim_sum/regrade", "ann").status_code == 403
+    assert call(portal, "get", "/api/gradebook.csv", "ann").status_code == 403
+    assert call(portal, "post", "/api/tasks/no_such/regrade", "teach").status_code == 404
+
+
+def _grade_all(context):
+    from grader.web import dispatcher
+
+    while (claimed := dispatcher.claim()) is not None:
+        number, attempt = claimed
+        assert dispatcher.finish(number, attempt, dispatcher.grade_one(number, context))
+
+
+@pytest.fixture
+def portal_context(portal, context):
+    from dataclasses import replace
+
+    from grader.web.dispatcher import grading_context
+
+    return replace(grading_context(context.runner), jobs=2)
+
+
+def test_a_submission_is_graded_and_hidden_cases_stay_hidden(portal, portal_context):
+    from grader.web.course_state import course_tasks
+
+    good = hand_in(portal, "ann", "nim_sum", solution("nim_sum")).json()["id"]
+    bad = hand_in(portal, "ben", "nim_sum", mutate("nim_sum", "total = total ^ row", "total = total + row")).json()
+    _grade_all(portal_context)
+    done = call(portal, "get", f"/api/submissions/{good}", "ann").json()
+    assert done["status"] == "done" and done["verdict"] == "accepted" and done["score"] == done["max_score"]
+    wrong = call(portal, "get", f"/api/submissions/{bad['id']}", "ben").json()
+    assert wrong["verdict"] == "wrong_answer" and wrong["score"] < wrong["max_score"]
+    task = course_tasks()["nim_sum"]
+    hidden = [c for c in task.cases if c.hidden]
+    assert hidden, "the course has hidden nim_sum cases"
+    for case in hidden:
+        shown = next(c for c in wrong["cases"] if c["name"] == case.name)
+        assert case.input.strip() not in shown["message"]
+    report = call(portal, "get", "/api/submissions", "ben").json()[0]
+    assert report["report_url"].endswith("/report")
+
+
+def test_regrade_keeps_old_results_until_new_ones_land(portal, portal_context):
+    from grader.web.models import Submission
+
+    number = hand_in(portal, "ann", "nim_sum", solution("nim_sum")).json()["id"]
+    _grade_all(portal_context)
+    answer = call(portal, "post", "/api/tasks/nim_sum/regrade", "teach")
+    assert answer.status_code == 202 and answer.json() == {"queued": 1}
+    held = call(portal, "get", f"/api/submissions/{number}", "ann").json()
+    assert held["status"] == "done" and held["verdict"] == "accepted"  # the old result, still shown
+    assert Submission.objects.get(id=number).pending
+    _grade_all(portal_context)
+    row = Submission.objects.get(id=number)
+    assert not row.pending and row.attempt == 2 and row.verdict == "accepted"
+    gradebook = call(portal, "get", "/api/gradebook.csv", "teach").content.decode()
+    assert gradebook.splitlines()[0].startswith("student,") and gradebook.splitlines()[1].startswith("ann,")
+
+
+def test_a_result_is_written_only_by_the_attempt_that_holds_the_claim(portal):
+    from grader.web import dispatcher
+    from grader.web.models import Submission
+
+    number = hand_in(portal, "ann", "nim_sum", "print(0)").json()["id"]
+    first = dispatcher.claim()
+    assert first == (number, 1) and dispatcher.claim() is None  # held: nobody else takes it
+    assert dispatcher.release_stale(None) == 1  # the server that held it stopped
+    second = dispatcher.claim()
+    assert second == (number, 2)
+    assert not dispatcher.finish(number, 1, {"status": "done", "verdict": "accepted"})  # the lost attempt
+    assert dispatcher.finish(number, 2, {"status": "error", "error": "x"})
+    row = Submission.objects.get(id=number)
+    assert row.status == "error" and not row.pending and row.verdict is None
+
+
+def test_a_roster_creates_accounts_once_and_tokens_replace_each_other(portal, tmp_path):
+    from django.contrib.auth import get_user_model
+
+    from grader.errors import UsageError
+    from grader.web import roster
+
+    path = tmp_path / "r.csv"
+    path.write_text("username,role\ncid,student\nann,instructor\n")
+    outcome = roster.import_roster(path)
+    assert [name for name, _ in outcome.created] == ["cid"] and outcome.updated == ("ann",)
+    assert get_user_model().objects.filter(username="ann").count() == 1
+    assert get_user_model().objects.get(username="ann").is_staff
+    path.write_text("username,role\nann,student\n")
+    roster.import_roster(path)
+    ((_, old),) = roster.new_tokens(["cid"])
+    ((_, new),) = roster.new_tokens(["cid"])
+    assert call(portal, "get", "/api/tasks", token=old).status_code == 401
+    assert call(portal, "get", "/api/tasks", token=new).status_code == 200
+    path.write_text("user,kind\nx,y\n")
+    with pytest.raises(UsageError, match="header row must name username and role"):
+        roster.import_roster(path)
+    path.write_text("username,role\nx,teacher\n")
+    with pytest.raises(UsageError, match="line 2: the role must be student or instructor"):
+        roster.import_roster(path)
+    with pytest.raises(UsageError, match="no such user: nobody"):
+        roster.new_tokens(["nobody"])
+
+
+def test_the_report_page_is_the_students_own_and_locked_down(portal, portal_context):
+    number = hand_in(portal, "ann", "exclusive_or", solution("exclusive_or")).json()["id"]
+    _grade_all(portal_context)
+    url = call(portal, "get", f"/api/submissions/{number}", "ann").json()["report_url"]
+    page = call(portal, "get", url, "ann")
+    assert page.status_code == 200 and "exclusive_or" in page.content.decode()
+    assert "default-src 'none'" in page["Content-Security-Policy"]
+    assert call(portal, "get", url, "ben").status_code == 404
+    assert call(portal, "get", url, "teach").status_code == 200
+    assert call(portal, "get", url).status_code == 401

@@ -1,0 +1,132 @@
+"""``serve``, ``users import`` and ``users token`` as a course runs them, in processes of their own:
+the database is the queue's truth, so a server killed with SIGKILL loses nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+
+import pytest
+
+pytest.importorskip("django", reason="the portal needs the web extra (Django, Python 3.10+)")
+pytest.importorskip("waitress", reason="the portal needs the web extra (waitress)")
+
+from support import PROJECT, solution  # noqa: E402
+
+SUBMISSIONS = 20
+
+
+def grader(*args, **options):
+    return subprocess.run(
+        [sys.executable, "-m", "grader", *args], cwd=PROJECT, capture_output=True, text=True, **options
+    )
+
+
+def start(data):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "grader", "serve", "--data", str(data), "--port", "0", "--workers", "2"],
+        cwd=PROJECT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    line = process.stdout.readline()
+    found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+    assert found, (line, process.stderr.read() if process.poll() is not None else "")
+    return process, f"http://127.0.0.1:{found.group(1)}"
+
+
+def request(url, token, data=None, content_type=None):
+    headers = {"Authorization": f"Token {token}"}
+    if content_type:
+        headers["Content-Type"] = content_type
+    with urllib.request.urlopen(urllib.request.Request(url, data=data, headers=headers), timeout=30) as answer:
+        return answer.status, json.loads(answer.read())
+
+
+def hand_in(server, token, task, text):
+    boundary = uuid.uuid4().hex
+    body = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="task"\r\n\r\n{task}\r\n'
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{task}.py"\r\n'
+        f"Content-Type: text/x-python\r\n\r\n{text}\r\n--{boundary}--\r\n"
+    ).encode()
+    return request(f"{server}/api/submissions", token, body, f"multipart/form-data; boundary={boundary}")
+
+
+@pytest.fixture
+def data_with_users(tmp_path):
+    data = tmp_path / "data"
+    roster = tmp_path / "roster.csv"
+    roster.write_text("username,role\nann,student\nteach,instructor\n")
+    made = grader("users", "import", str(roster), "--data", str(data))
+    assert made.returncode == 0, made.stderr
+    assert re.search(r"^ann: sign in the first time with the password \S+ and change it at once\.$", made.stdout, re.M)
+    again = grader("users", "import", str(roster), "--data", str(data))
+    assert "0 accounts created, 2 updated." in again.stderr
+    tokens = grader("users", "token", "ann", "teach", "--data", str(data))
+    assert tokens.returncode == 0, tokens.stderr
+    pairs = dict(line.split() for line in tokens.stdout.splitlines())
+    assert set(pairs) == {"ann", "teach"}
+    assert oct(os.stat(data / "secret_key").st_mode & 0o777) == "0o600"
+    return data, pairs
+
+
+def test_a_server_killed_with_sigkill_loses_nothing_and_grades_everything(data_with_users):
+    data, tokens = data_with_users
+    server, url = start(data)
+    try:
+        ids = []
+        for number in range(SUBMISSIONS):
+            status, body = hand_in(url, tokens["ann"], "exclusive_or", solution("exclusive_or") + f"# {number}\n")
+            assert status == 202
+            ids.append(body["id"])
+        before = [request(f"{url}/api/submissions/{n}", tokens["ann"])[1]["status"] for n in ids]
+        assert before.count("done") < SUBMISSIONS  # the kill comes while some wait or are being graded
+    finally:
+        server.send_signal(signal.SIGKILL)
+        server.wait()
+    server, url = start(data)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            states = [request(f"{url}/api/submissions/{n}", tokens["ann"])[1] for n in ids]
+            if all(s["status"] == "done" for s in states) or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        assert [s["status"] for s in states] == ["done"] * SUBMISSIONS
+        assert all(s["verdict"] == "accepted" and s["score"] == s["max_score"] for s in states)
+        _, listed = request(f"{url}/api/submissions", tokens["teach"])
+        assert sorted(s["id"] for s in listed) == sorted(ids)  # none lost, none twice
+    finally:
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=60) == 0
+
+
+def test_without_a_token_the_api_answers_401_and_health_200(data_with_users):
+    data, _ = data_with_users
+    server, url = start(data)
+    try:
+        with urllib.request.urlopen(f"{url}/healthz", timeout=10) as answer:
+            assert json.loads(answer.read()) == {"ok": True}
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"{url}/api/tasks", timeout=10)
+        assert refused.value.code == 401
+    finally:
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=60) == 0
+
+
+def test_users_commands_say_what_is_wrong(tmp_path):
+    missing = grader("users", "import", str(tmp_path / "none.csv"), "--data", str(tmp_path / "d"))
+    assert missing.returncode == 2 and "cannot be read" in missing.stderr and "Traceback" not in missing.stderr
+    unknown = grader("users", "token", "nobody", "--data", str(tmp_path / "d"))
+    assert unknown.returncode == 2 and "no such user: nobody" in unknown.stderr
