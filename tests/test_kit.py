@@ -104,6 +104,10 @@ def test_the_kit_holds_stubs_public_cases_readme_and_marker(project_kit, course)
     names = {str(path.relative_to(project_kit)) for path in files_of(project_kit)}
     assert {f"exercises/{task}.py" for task in course} | {f"testcases/{task}.yaml" for task in course} <= names
     assert {"README.md", MARKER} <= names
+    readme = (project_kit / "README.md").read_text(encoding="utf-8")
+    for command in ("python3 -m grader check exercises/", "python3 -m grader submit exercises/", "--server URL"):
+        assert command in readme
+    assert "URL is the portal's address" in readme and "marks come from the portal" in readme
     assert not any(name.startswith(("solutions", "report")) for name in names)
     for task in course:
         assert (project_kit / "exercises" / f"{task}.py").read_bytes() == (
@@ -341,7 +345,7 @@ def test_generated_public_cases_get_the_servers_answers_and_settings_are_kept(tm
     (course / "checkers.py").write_text("def register(registry):\n    pass\n")
     out = tmp_path / "empty"
     out.mkdir()
-    assert main(["kit", str(out), "--course", str(course)]) == 0
+    assert main(["kit", str(out), "--course", str(course), "--server", "https://nim.example.edu"]) == 0
     served = with_answers(load_course(course)["nim_sum"], replace(context, course=course))
     kit = load_course(out)["nim_sum"]
     assert [bare(c) for c in kit.cases] == [bare(c) for c in served.cases if not c.hidden]
@@ -354,6 +358,7 @@ def test_generated_public_cases_get_the_servers_answers_and_settings_are_kept(tm
     readme = (out / "README.md").read_text(encoding="utf-8")
     assert "`nim_sum`" in readme and "fixed total" in readme and "3 hidden cases" in readme
     assert "`checkers.py`" in readme and "Nim-sum: a \\| b" in readme
+    assert "python3 -m grader submit exercises/nim_sum.py --server https://nim.example.edu --wait" in readme
 
 
 def test_long_texts_go_in_files_and_carriage_returns_and_line_separators_stay_exact(tmp_path):
@@ -394,6 +399,7 @@ def test_a_task_with_hidden_cases_only_has_no_case_file_and_the_readme_says_so(t
         ("broken_yaml", "nim_sum.yaml, line 5: unknown key 'expectd'"),
         ("no_solution", "reference solution"),
         ("no_course", "no testcases/ folder"),
+        ("empty_course", "no test case files"),
         ("server", "--server"),
     ],
 )
@@ -416,6 +422,9 @@ def test_a_kit_that_cannot_be_made_is_a_sentence_and_exit_2_with_nothing_written
         (course / "solutions" / "nim_sum.py").unlink()
     elif spoil == "no_course":
         args[-1] = str(tmp_path / "nowhere")
+    elif spoil == "empty_course":
+        shutil.rmtree(course / "testcases")
+        (course / "testcases").mkdir()
     else:
         args += ["--server", "grader.example.edu\nrm -rf /"]
     assert main(args) == 2

@@ -62,24 +62,11 @@ def make_kit(course: Course, out: Path, context: GradingContext, server: Optiona
     tasks = load_course(course.root)
     if not tasks:
         raise UsageError(f"{course.testcases}: no test case files (*.yaml) in it, so there is no kit to make.")
-    interactive = frozenset(name for name in context.checkers.names() if context.checkers.get(name).interactive)
-    files: Dict[str, bytes] = {}
-    public: Dict[str, Task] = {}
-    notes: List[str] = []
-    for task_id, task in tasks.items():
-        shown = str(course.case_file(task_id).relative_to(course.root))
-        visible = replace(task, cases=tuple(case for case in task.cases if not case.hidden))
-        if not visible.cases:
-            notes.append(f"{task_id} has hidden cases only, so the kit has no case file for it.")
-            continue
-        public[task_id] = with_answers(visible, context)
-        text, data = public_case_file(public[task_id], read_yaml(course.case_file(task_id), shown), interactive)
-        files[f"testcases/{task_id}.yaml"] = text.encode("utf-8")
-        files.update({f"testcases/{name}": content.encode("utf-8") for name, content in data.items()})
+    files, public, notes = _public_cases(course, tasks, context)
     stubs = _course_files(course.exercises, [f"{task_id}.py" for task_id in tasks], "exercises")
     files.update({f"exercises/{name}": data for name, data in stubs.items()})
     notes += [
-        f"{task_id} has no stub (exercises/{task_id}.py) to give." for task_id in tasks if task_id + ".py" not in stubs
+        f"{task_id} has no stub (exercises/{task_id}.py) to give." for task_id in tasks if not _has(stubs, task_id)
     ]
     checkers = _course_files(course.root, ["checkers.py"], "the course folder") if _exists(course.checkers_file) else {}
     files.update(checkers)
@@ -98,6 +85,29 @@ def make_kit(course: Course, out: Path, context: GradingContext, server: Optiona
     files[MARKER] = _marker_text(made).encode("utf-8")
     _write(out, files, public)
     return KitMade(out=out, tasks=made, notes=tuple(notes))
+
+
+def _public_cases(
+    course: Course, tasks: Mapping[str, Task], context: GradingContext
+) -> Tuple[Dict[str, bytes], Dict[str, Task], List[str]]:
+    """Each task's public case file (and the files it names), by path in the kit; each task's public
+    cases as the kit must grade them, generated answers filled in; notes on tasks left out."""
+    interactive = frozenset(name for name in context.checkers.names() if context.checkers.get(name).interactive)
+    files: Dict[str, bytes] = {}
+    public: Dict[str, Task] = {}
+    notes: List[str] = []
+    for task_id, task in tasks.items():
+        shown = str(course.case_file(task_id).relative_to(course.root))
+        # hidden cases go before any answer is computed: a hidden generated case is never answered
+        visible = replace(task, cases=tuple(case for case in task.cases if not case.hidden))
+        if not visible.cases:
+            notes.append(f"{task_id} has hidden cases only, so the kit has no case file for it.")
+            continue
+        public[task_id] = with_answers(visible, context)
+        text, data = public_case_file(public[task_id], read_yaml(course.case_file(task_id), shown), interactive)
+        files[f"testcases/{task_id}.yaml"] = text.encode("utf-8")
+        files.update({f"testcases/{name}": content.encode("utf-8") for name, content in data.items()})
+    return files, public, notes
 
 
 def _check_target(out: Path) -> None:

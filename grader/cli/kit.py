@@ -28,12 +28,17 @@ def kit_command(args) -> int:
     hidden = sum(task.hidden for task in made.tasks)
     stubs = sum(task.stub for task in made.tasks)
     print(
-        f"Wrote the student kit to {for_terminal(str(made.out))}: {len(made.tasks)} tasks, {stubs} stubs, "
-        f"{public} public cases (the {hidden} hidden ones and the solutions left out), and README.md."
+        f"Wrote the student kit to {for_terminal(str(made.out))}: {_count(len(made.tasks), 'task')}, "
+        f"{_count(stubs, 'stub')}, {_count(public, 'public case')} (the hidden ones, {hidden}, and the solutions "
+        "left out) and README.md."
     )
     for note in made.notes:
         print(f"  - {for_terminal(note)}")
     return 0
+
+
+def _count(number: int, word: str) -> str:
+    return f"{number} {word}{'' if number == 1 else 's'}"
 
 
 def _server(text: Optional[str]) -> Optional[str]:
