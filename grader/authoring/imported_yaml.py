@@ -2,7 +2,8 @@
 
 The header says where the task came from and lists the importer's notes (what was not carried
 over), so they stay with the file. The task and its cases (plain dicts, as the loader reads them)
-are written by PyYAML, multi-line texts as literal blocks (``|``). Nothing here writes a file.
+are written by PyYAML, multi-line texts as literal blocks (``|``): ``yaml_text`` and ``comment``,
+which the student kit's case files share. Nothing here writes a file.
 """
 
 from __future__ import annotations
@@ -26,7 +27,11 @@ class _Dumper(yaml.SafeDumper):
 
 def _represent_text(dumper: yaml.SafeDumper, value: str):
     # A literal block is the nicest to read; PyYAML falls back to a quoted style by itself when
-    # the text cannot be one (trailing spaces on a line, control characters, ...).
+    # the text cannot be one (trailing spaces on a line, control characters, ...). But it writes
+    # the Unicode line breaks (NEL, LS, PS) as they are, in blocks and in plain or single-quoted
+    # texts, and reads them back as line feeds: such a text is double-quoted, where they are escaped.
+    if any(char in value for char in "\x85\u2028\u2029"):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
     style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
@@ -34,7 +39,13 @@ def _represent_text(dumper: yaml.SafeDumper, value: str):
 _Dumper.add_representer(str, _represent_text)
 
 
-def _comment(text: str, first: str, rest: str) -> List[str]:
+def yaml_text(document: Dict[str, Any]) -> str:
+    """``document`` (plain dicts, lists, texts, numbers) as YAML, keys in their order, lists indented
+    and multi-line texts as literal blocks; every text reads back exactly as it was."""
+    return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=4096)
+
+
+def comment(text: str, first: str, rest: str) -> List[str]:
     """``text`` wrapped as YAML comment lines (no line breaks can slip out of the comment)."""
     flat = " ".join(text.split())
     lines = textwrap.wrap(
@@ -62,9 +73,8 @@ def task_file_text(
     today = datetime.date.today().isoformat()
     header = [" ".join(f"# Imported from the {origin} on {today}; notes:{' none.' if not notes.items else ''}".split())]
     for note in notes.items:
-        header += _comment(note, "# - ", "#   ")
+        header += comment(note, "# - ", "#   ")
     for line in extra_header:
-        header += _comment(line, "# ", "#   ")
+        header += comment(line, "# ", "#   ")
     document = {"task": task_id, **task, "cases": cases}
-    body = yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=4096)
-    return "\n".join(header) + "\n" + body
+    return "\n".join(header) + "\n" + yaml_text(document)

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import List
 
+from grader.authoring.student_kit import kit_info, portal_note
 from grader.cli.grading_setup import course_folder, graded_with, grading_context, interpreter_version
 from grader.cli.watch import stamps, watch
 from grader.course.loader import load_course
@@ -31,20 +32,25 @@ def check_command(args) -> int:
     version = interpreter_version(args.python)
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1.")
+    kit = kit_info(course.root)
+    # in a student kit, the report and the terminal say once that the portal also runs hidden cases
+    portal = portal_note(kit, [task.id for task, _ in pairs]) if kit else ""
     with grading_context(course, args.python, args.jobs, quick_feedback=not args.all) as context:
         note = graded_with(version, context.runner.protections(args.python))
-        return _grade_and_report(args, pairs, notes, context, note)
+        return _grade_and_report(args, pairs, notes, context, f"{note} · {portal}" if portal else note, portal)
 
 
-def _grade_and_report(args, pairs, notes, context: GradingContext, note: str) -> int:
-    """Grade, write the report, print the table (and JSON); with --watch, again on every save."""
+def _grade_and_report(args, pairs, notes, context: GradingContext, note: str, portal: str = "") -> int:
+    """Grade, write the report, print the table (and JSON, and the kit's ``portal`` sentence); with
+    --watch, again on every save."""
     for line in notes:
         print(for_terminal(line), file=sys.stderr)
 
     def grade_all() -> int:
         results: List[TaskResult] = [grade_file(task, path, context, for_terminal(str(path))) for task, path in pairs]
         index = _write_report(results, Path(args.report), note)
-        print(report.terminal_table(results, index), file=sys.stderr if args.json else sys.stdout, flush=True)
+        table = report.terminal_table(results, index) + (f"\n{portal}" if portal else "")
+        print(table, file=sys.stderr if args.json else sys.stdout, flush=True)
         if args.json:
             print(report.json_text(results), flush=True)
         return 0 if all(r.verdict is Verdict.ACCEPTED for r in results) else 1

@@ -11,6 +11,7 @@ import contextlib
 from pathlib import Path
 from typing import Iterator, Optional
 
+from grader.authoring.student_kit import find_kit
 from grader.course.course_checkers import course_checkers
 from grader.course.layout import Course
 from grader.errors import UsageError
@@ -22,7 +23,12 @@ PROJECT = Path(__file__).resolve().parents[2]
 
 
 def default_course() -> Course:
-    """The project's own folder when it holds testcases/, else the current folder if it does."""
+    """The student kit the current folder is in (a student checking their work there means its public
+    cases, whichever grader runs), else the project's own folder when it holds testcases/, else the
+    current folder if it does."""
+    kit = find_kit(Path.cwd())
+    if kit is not None:
+        return Course(kit)
     for candidate in (PROJECT, Path.cwd()):
         if Course(candidate).is_course():
             return Course(candidate)

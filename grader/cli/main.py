@@ -21,6 +21,7 @@ from grader.classrun.grade_class import CACHE_NAME
 from grader.cli.authoring import add_case_command, import_command
 from grader.cli.check import check_command
 from grader.cli.grade import grade_command
+from grader.cli.kit import kit_command
 from grader.cli.portal import add_parsers as add_portal_parsers
 from grader.cli.portal import serve_command, users_command
 from grader.cli.verify import verify_command
@@ -101,6 +102,16 @@ def _parser() -> argparse.ArgumentParser:
         help="grade even where the sandbox lacks some of its protections (they are named in the reports)",
     )
     _shared_options(grade, "testcases/", "the submissions")
+    kit = commands.add_parser(
+        "kit",
+        help="write what students receive: the stubs, the public cases only and a README",
+        description="Write into OUT (a new or empty folder) the exercise stubs, the public test cases only "
+        "(no hidden case, no solution), the course's checkers.py and a README on checking locally and "
+        "handing in; check run there grades against the public cases.",
+    )
+    kit.add_argument("out", metavar="OUT", help="the folder to write the kit into (new, or empty)")
+    kit.add_argument("--server", metavar="URL", help="the portal's address, for the README's commands")
+    _shared_options(kit, "testcases/, solutions/ and exercises/", "the reference solutions")
     bring = commands.add_parser(
         "import",
         help="turn a CMS task folder or a Kattis problem package into a test case file",
@@ -162,6 +173,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "grade": grade_command,
         "serve": serve_command,
         "users": users_command,
+        "kit": kit_command,
     }
     try:
         with _terminate_as_interrupt():
