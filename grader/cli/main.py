@@ -21,6 +21,7 @@ from grader.classrun.grade_class import CACHE_NAME
 from grader.cli.authoring import add_case_command, import_command
 from grader.cli.check import check_command
 from grader.cli.grade import grade_command
+from grader.cli.submit import add_submit_parser, submit_command
 from grader.cli.verify import verify_command
 from grader.errors import GraderError
 from grader.safe_text import for_terminal
@@ -112,6 +113,7 @@ def _parser() -> argparse.ArgumentParser:
     bring.add_argument("--out", metavar="FILE", help="write to FILE instead")
     bring.add_argument("--force", action="store_true", help="replace an existing file")
     bring.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    add_submit_parser(commands)
     return parser
 
 
@@ -157,6 +159,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "add-case": add_case_command,
         "import": import_command,
         "grade": grade_command,
+        "submit": submit_command,
     }
     try:
         with _terminate_as_interrupt():
