@@ -24,6 +24,7 @@ from grader.cli.grade import grade_command
 from grader.cli.kit import kit_command
 from grader.cli.portal import add_parsers as add_portal_parsers
 from grader.cli.portal import serve_command, users_command
+from grader.cli.submit import add_submit_parser, submit_command
 from grader.cli.verify import verify_command
 from grader.errors import GraderError
 from grader.safe_text import for_terminal
@@ -126,6 +127,7 @@ def _parser() -> argparse.ArgumentParser:
     bring.add_argument("--force", action="store_true", help="replace an existing file")
     bring.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     add_portal_parsers(commands)
+    add_submit_parser(commands)
     return parser
 
 
@@ -174,6 +176,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "serve": serve_command,
         "users": users_command,
         "kit": kit_command,
+        "submit": submit_command,
     }
     try:
         with _terminate_as_interrupt():

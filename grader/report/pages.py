@@ -286,21 +286,27 @@ def json_text(results: Sequence[TaskResult]) -> str:
 
 def terminal_table(results: Sequence[TaskResult], report: Optional[Path] = None) -> str:
     """The short table for a terminal: task, verdict, score, and the first failing case."""
-    rows = [("task", "verdict", "score", "first case not accepted")]
+    rows = []
     for r in results:
         failing = next((c for c in r.cases if not c.accepted), None)
-        rows.append(
-            (
-                r.task.id,
-                r.verdict.value,
-                f"{plain_number(r.score, 4)}/{plain_number(r.max_score, 4)}",
-                failing.case.name if failing else "",
-            )
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths)) + "  " + row[3] for row in rows]
-    lines = [line.rstrip() for line in lines]
+        failing_name = failing.case.name if failing else ""
+        rows.append((r.task.id, r.verdict.value, score_text(r.score, r.max_score), failing_name))
+    lines = table_lines(rows)
     lines += [f"{r.task.id}: {not_run_note(r)}" for r in results if not_run_note(r)]
     if report is not None:
         lines.append(f"Report: {report}")
     return "\n".join(lines)
+
+
+def score_text(score: float, max_score: float) -> str:
+    """A task's score as the table shows it: ``7/9``, ``2.5/4``."""
+    return f"{plain_number(score, 4)}/{plain_number(max_score, 4)}"
+
+
+def table_lines(rows: Sequence[Tuple[str, str, str, str]]) -> List[str]:
+    """The table's lines, header first: rows of (task, verdict, score, first case not accepted),
+    aligned in columns; shared by ``check`` (from a ``TaskResult``) and ``submit`` (from the portal)."""
+    rows = [("task", "verdict", "score", "first case not accepted"), *rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths)) + "  " + row[3] for row in rows]
+    return [line.rstrip() for line in lines]
