@@ -130,3 +130,13 @@ def test_users_commands_say_what_is_wrong(tmp_path):
     assert missing.returncode == 2 and "cannot be read" in missing.stderr and "Traceback" not in missing.stderr
     unknown = grader("users", "token", "nobody", "--data", str(tmp_path / "d"))
     assert unknown.returncode == 2 and "no such user: nobody" in unknown.stderr
+
+
+def test_a_database_url_the_portal_cannot_use_is_a_sentence(tmp_path):
+    other = grader("users", "token", "x", "--data", str(tmp_path / "d"), "--db", "mysql://u@h/n")
+    assert other.returncode == 2 and "only postgresql://user@host/name URLs" in other.stderr
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        driverless = grader("users", "token", "x", "--data", str(tmp_path / "d"), "--db", "postgresql://u@h/n")
+        assert driverless.returncode == 2 and "needs the psycopg driver" in driverless.stderr

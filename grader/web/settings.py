@@ -46,6 +46,11 @@ def database(data: Path, url: Optional[str]) -> dict:
     parsed = urlparse(url)
     if parsed.scheme not in ("postgresql", "postgres"):
         raise UsageError(f"--db {url}: only postgresql://user@host/name URLs are understood (or none, for SQLite).")
+    try:
+        import psycopg  # noqa: F401  (Django's PostgreSQL driver)
+    except ImportError:
+        needed = "--db postgresql://...: the portal needs the psycopg driver: pip install 'psycopg[binary]'."
+        raise UsageError(needed) from None
     return {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": parsed.path.lstrip("/"),
