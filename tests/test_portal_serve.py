@@ -32,7 +32,7 @@ def grader(*args, **options):
 
 def start(data):
     process = subprocess.Popen(
-        [sys.executable, "-m", "grader", "serve", "--data", str(data), "--port", "0", "--workers", "2"],
+        [sys.executable, "-m", "grader", "serve", "--data", str(data), "--port", "0", "--workers", "2", "--allow-unprotected"],
         cwd=PROJECT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -140,3 +140,15 @@ def test_a_database_url_the_portal_cannot_use_is_a_sentence(tmp_path):
     except ImportError:
         driverless = grader("users", "token", "x", "--data", str(tmp_path / "d"), "--db", "postgresql://u@h/n")
         assert driverless.returncode == 2 and "needs the psycopg driver" in driverless.stderr
+
+
+def test_serve_refuses_a_sandbox_without_every_protection_unless_allowed():
+    from grader.run.sandbox import Protections
+    from grader.web.server import unprotected_problem
+
+    everything = Protections(True, True, True, True, True, True, True, True)
+    assert unprotected_problem(everything, False) is None
+    lacking = Protections(True, True, False, False, False, True, True, True)
+    problem = unprotected_problem(lacking, False)
+    assert problem and "could then read the portal's data" in problem and "--allow-unprotected" in problem
+    assert unprotected_problem(lacking, True) is None

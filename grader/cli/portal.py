@@ -33,6 +33,11 @@ def add_parsers(commands) -> None:
     )
     serve.add_argument("--dask", metavar="ADDRESS", help="grade on a Dask cluster (not yet: graded on this machine)")
     serve.add_argument("--workers", type=int, default=2, help="submissions graded at once (default: 2)")
+    serve.add_argument(
+        "--allow-unprotected",
+        action="store_true",
+        help="serve even where the sandbox lacks some of its protections (a trial: programs could read the data)",
+    )
     serve.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     users = commands.add_parser("users", help="the portal's accounts: import a roster, issue API tokens")
     actions = users.add_subparsers(dest="action", metavar="ACTION")
@@ -72,7 +77,8 @@ def serve_command(args) -> int:
     if args.workers < 1:
         raise UsageError(f"--workers {args.workers}: at least 1.")
     course = course_folder(args.course)
-    return server.serve(Path(args.data).resolve(), course.root, args.host, args.port, args.db, args.workers)
+    data = Path(args.data).resolve()
+    return server.serve(data, course.root, args.host, args.port, args.db, args.workers, args.allow_unprotected)
 
 
 def users_command(args) -> int:

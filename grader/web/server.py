@@ -8,6 +8,7 @@ native code) and the dispatcher's grading threads, until SIGTERM or Ctrl-C stops
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from pathlib import Path
 from typing import Optional
@@ -24,7 +25,30 @@ def prepare(data: Path, course: Path, db_url: Optional[str] = None, hosts: tuple
     call_command("migrate", verbosity=0, interactive=False)
 
 
-def serve(data: Path, course: Path, host: str, port: int, db_url: Optional[str], workers: int, stop=None) -> int:
+def unprotected_problem(protections, allowed: bool) -> Optional[str]:
+    """Why the portal may not grade here, or None: without every protection of the sandbox, a
+    student's program could read what the portal keeps (every submission, the secret key)."""
+    missing = protections.missing() + ([protections.note] if protections.note else [])
+    if not missing or allowed:
+        return None
+    return (
+        "the sandbox lacks some of its protections here: " + "; ".join(missing) + ". A student's program "
+        "could then read the portal's data (every student's files, its secret key). Run serve as root on "
+        "Linux with bubblewrap installed (Debian: apt-get install bubblewrap), or pass --allow-unprotected "
+        "for a trial with what is available."
+    )
+
+
+def serve(
+    data: Path,
+    course: Path,
+    host: str,
+    port: int,
+    db_url: Optional[str],
+    workers: int,
+    allow_unprotected: bool = False,
+    stop=None,
+) -> int:
     """Serve until ``stop`` is set (or SIGTERM / Ctrl-C); returns the exit status."""
     prepare(data, course, db_url, (host,))
     from django.core.wsgi import get_wsgi_application
@@ -41,6 +65,11 @@ def serve(data: Path, course: Path, host: str, port: int, db_url: Optional[str],
             f"cannot listen on {host}:{port} ({error.strerror or error}): is another server there?"
         ) from None
     with best_runner() as runner:
+        protections = runner.protections(sys.executable)
+        problem = unprotected_problem(protections, allow_unprotected)
+        if problem:
+            server.close()
+            raise UsageError(problem)
         dispatcher = Dispatcher(grading_context(runner), workers=workers)
         dispatcher.start()
         serving = threading.Thread(target=server.run, name="portal-http", daemon=True)
