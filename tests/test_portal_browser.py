@@ -78,11 +78,14 @@ def fits(browser) -> None:
     assert width <= inner, f"{browser.current_url} is {width} px wide in a {inner} px window"
 
 
-def shows(browser, text, within_s=10):
+def shows(browser, text, within_s=30):
     """Wait for the page (after a click, a redirect or a refresh) to show ``text``."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    WebDriverWait(browser, within_s, poll_frequency=0.2).until(
+    # the page may be replaced while it is read (a redirect, a refresh): read it again
+    changing = (NoSuchElementException, StaleElementReferenceException)
+    WebDriverWait(browser, within_s, poll_frequency=0.2, ignored_exceptions=changing).until(
         lambda b: text in b.find_element("tag name", "body").text,
         f"{browser.current_url} never showed {text!r}",
     )
