@@ -1,10 +1,11 @@
 """What tests share besides fixtures: the project folder, its reference solutions (and mutants of
-them), and small oracles of the Nim rules that the grader itself has no use for."""
+them), small oracles of the Nim rules that the grader itself has no use for, and where Chromium is."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from grader.course.layout import Course
 
@@ -32,3 +33,24 @@ def legal_moves(board: Sequence[int]) -> List[Tuple[int, int]]:
 def render(board: Sequence[int]) -> str:
     """The ``present_board`` text: ``Nim:`` then ``1: X X X``, an empty row as ``3:``."""
     return "\n".join(["Nim:"] + [f"{row}:" + " X" * size for row, size in enumerate(board, start=1)])
+
+
+# Headless Chromium as the browser tests drive it: quiet, no network of its own.
+CHROMIUM_FLAGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+]
+
+
+def find_browser() -> Tuple[Optional[str], Optional[str]]:
+    """The paths of Chromium and chromedriver, None for what is missing."""
+    names = ("chromium", "chromium-browser", "google-chrome")
+    chromium = next((shutil.which(n) for n in names if shutil.which(n)), None)
+    return chromium, shutil.which("chromedriver")

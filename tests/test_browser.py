@@ -8,37 +8,18 @@ install system packages.
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
-from support import mutate, solution
+from support import CHROMIUM_FLAGS, find_browser, mutate, solution
 
 from grader.report import pages as report
-
-CHROMIUM_FLAGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-default-apps",
-]
-
-
-def _find_browser():
-    names = ("chromium", "chromium-browser", "google-chrome")
-    chromium = next((shutil.which(n) for n in names if shutil.which(n)), None)
-    return chromium, shutil.which("chromedriver")
 
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
     """A headless Chromium driven by Selenium, logging every network request it makes."""
     webdriver = pytest.importorskip("selenium.webdriver", reason="the selenium package is not installed")
-    chromium, driver_path = _find_browser()
+    chromium, driver_path = find_browser()
     if not chromium:
         pytest.skip("no Chromium here: install the Debian package chromium (.ci/run does, as root)")
     if not driver_path:

@@ -238,13 +238,20 @@ def write_class_html(
 ) -> None:
     """Write the class overview to ``path``: a summary, students to help first, the score
     distribution, each case's pass rate, and every student's mark per task (lowest share first)."""
+    write_text(path, class_html(students, tallies, tasks, environment_note))
+
+
+def class_html(
+    students: Sequence[StudentMarks], tallies: Sequence[CaseTally], tasks: Sequence[Task], environment_note: str = ""
+) -> str:
+    """The class overview page (``write_class_html``'s) as text; a student's name links to
+    ``NAME/index.html`` beside it."""
     overview = class_overview(students, tallies, tasks)
-    html = (
+    return (
         _environment()
         .get_template("class.html")
         .render(overview=overview, version=__version__, environment_note=environment_note)
     )
-    write_text(path, html)
 
 
 def write_verify_html(result, path: Path) -> None:

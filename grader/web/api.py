@@ -7,21 +7,17 @@ instructors (``is_staff``) see all. A hidden case shows its name, verdict and hi
 
 from __future__ import annotations
 
-import math
-from datetime import timedelta
 from functools import wraps
 
-from django.db import transaction
 from django.http import HttpResponse, JsonResponse
-from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
 from grader.classrun.exports import gradebook_csv
-from grader.marks import StudentMarks, TaskMark
-from grader.model import Verdict
-from grader.submission.files import MAX_SOURCE_BYTES
+from grader.web.class_marks import class_marks
 from grader.web.course_state import course_tasks
-from grader.web.models import DONE, QUEUED, ApiToken, Submission, TaskPolicy
+from grader.web.handin import hand_in, read_upload
+from grader.web.handin import regrade as regrade_task
+from grader.web.models import DONE, QUEUED, ApiToken, Submission
 
 
 def _error(status: int, message: str, **headers) -> JsonResponse:
@@ -113,52 +109,14 @@ def submissions(request):
     return JsonResponse([document(s) for s in found[:500]], safe=False)
 
 
-def _too_soon(policy, student, task, now):
-    """Seconds to wait before this student may hand in this task again, or 0."""
-    if policy is None:
-        return 0
-    mine = Submission.objects.filter(student=student, task=task)
-    if policy.max_count is not None and mine.count() >= policy.max_count:
-        return -1
-    if policy.min_interval_s:
-        last = mine.order_by("-submitted_at").values_list("submitted_at", flat=True).first()
-        if last is not None:
-            wait = (last + timedelta(seconds=policy.min_interval_s) - now).total_seconds()
-            if wait > 0:
-                return max(1, math.ceil(wait))
-    return 0
-
-
 def _hand_in(request):
-    task_id = request.POST.get("task", "")
     upload = request.FILES.get("file")
-    known = course_tasks()
-    if task_id not in known:
-        return _error(400, f"unknown task {task_id!r}; the tasks are: {', '.join(known)}")
-    if upload is None:
-        return _error(400, "no file: send the exercise file as the multipart field 'file'")
-    if upload.size > MAX_SOURCE_BYTES:
-        return _error(413, f"the file is {upload.size:,} bytes, over the limit of {MAX_SOURCE_BYTES:,} bytes")
-    data = upload.read(MAX_SOURCE_BYTES + 1)
-    if len(data) > MAX_SOURCE_BYTES:
-        return _error(413, f"the file is over the limit of {MAX_SOURCE_BYTES:,} bytes")
-    with transaction.atomic():  # the limits are checked where the row is written: no race between two uploads
-        now = timezone.now()
-        policy = TaskPolicy.objects.filter(task=task_id).first()
-        wait = _too_soon(policy, request.user, task_id, now)
-        if wait < 0:
-            return _error(429, f"you have handed in {task_id} the {policy.max_count} times the course allows")
-        if wait > 0:
-            return _error(429, f"hand in {task_id} again in {wait} s", Retry_After=str(wait))
-        row = Submission.objects.create(
-            student=request.user,
-            task=task_id,
-            file_name=f"{task_id}.py",
-            data=data,
-            sha256=Submission.digest(data),
-            submitted_at=now,
-            late=bool(policy and policy.deadline and now > policy.deadline),
-        )
+    data = None if upload is None else read_upload(upload)
+    outcome = hand_in(request.user, request.POST.get("task", ""), data, too_large=upload is not None and data is None)
+    if outcome.row is None:
+        extra = {"Retry_After": str(outcome.retry_after)} if outcome.retry_after else {}
+        return _error(outcome.status, outcome.message, **extra)
+    row = outcome.row
     return JsonResponse({"id": row.id, "status": QUEUED, "url": f"/api/submissions/{row.id}"}, status=202)
 
 
@@ -170,11 +128,7 @@ def regrade(request, task_id: str):
         return _error(403, "only instructors may regrade")
     if task_id not in course_tasks():
         return _error(404, f"there is no task {task_id!r}")
-    latest = {}
-    for row in Submission.objects.filter(task=task_id).order_by("id").values("id", "student_id"):
-        latest[row["student_id"]] = row["id"]
-    Submission.objects.filter(id__in=latest.values()).update(pending=True)  # old results stay until then
-    return JsonResponse({"queued": len(latest)}, status=202)
+    return JsonResponse({"queued": regrade_task(task_id)}, status=202)
 
 
 @token_required
@@ -184,24 +138,7 @@ def gradebook(request):
     if not request.user.is_staff:
         return _error(403, "only instructors may export the gradebook")
     tasks_by_id = course_tasks()
-    latest = {}
-    for row in Submission.objects.filter(status=DONE).select_related("student").order_by("id"):
-        latest[(row.student.username, row.task)] = row
-    students = sorted({student for student, _ in latest})
-    marks = []
-    for student in students:
-        rows = []
-        for task in tasks_by_id.values():
-            found = latest.get((student, task.id))
-            if found is None:
-                rows.append(TaskMark(task.id, Verdict.NO_OUTPUT, 0.0, task.max_score, 0, 0, missing=True))
-                continue
-            failed = sum(1 for case in found.results or () if case["verdict"] != Verdict.ACCEPTED.value)
-            verdict = Verdict(found.verdict)
-            rows.append(
-                TaskMark(task.id, verdict, found.score or 0.0, task.max_score, failed, len(found.results or ()))
-            )
-        marks.append(StudentMarks(student, tuple(rows)))
+    marks, _ = class_marks(list(tasks_by_id.values()))
     response = HttpResponse(gradebook_csv(marks, list(tasks_by_id.values())), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="gradebook.csv"'
     return response

@@ -68,3 +68,10 @@ class TaskPolicy(models.Model):
     min_interval_s = models.PositiveIntegerField(default=0)  # between two submissions of one student
     max_count = models.PositiveIntegerField(null=True, blank=True)  # per student; None: no limit
     deadline = models.DateTimeField(null=True, blank=True)  # later ones are graded and marked late
+
+
+class FirstSignIn(models.Model):
+    """An account still signing in with the one-time password ``users import`` printed: until its
+    owner chooses a password of their own, every page leads to the change-password page."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="first_sign_in")

@@ -3,7 +3,7 @@
 In: a CSV with a header row holding at least ``username`` and ``role`` (``student`` or
 ``instructor``), optionally ``name`` and ``email``. Out: the accounts created or updated (never
 duplicated), and for each new one the sentence that tells its owner how to sign in the first time:
-a one-time password they change at once. Tokens are printed once and kept hashed.
+a one-time password they change at once (``FirstSignIn`` marks it). Tokens are printed once and kept hashed.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from grader.errors import UsageError
-from grader.web.models import ApiToken
+from grader.web.models import ApiToken, FirstSignIn
 
 ROLES = ("student", "instructor")
 MAX_ROSTER_BYTES = 4 * 1024 * 1024
@@ -80,6 +80,8 @@ def import_roster(path: Path) -> RosterOutcome:
             else:
                 updated.append(user.username)
             user.save()
+            if new:  # the printed password is for once: the first sign-in asks for one of their own
+                FirstSignIn.objects.get_or_create(user=user)
     return RosterOutcome(tuple(created), tuple(updated))
 
 

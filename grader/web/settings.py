@@ -88,7 +88,11 @@ def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tup
             "django.contrib.auth.middleware.AuthenticationMiddleware",
             "django.contrib.messages.middleware.MessageMiddleware",
             "django.middleware.clickjacking.XFrameOptionsMiddleware",
+            "grader.web.login.FirstPasswordMiddleware",
+            "grader.web.login.PolicyMiddleware",
         ],
+        # failed sign-ins are counted here (login.py); one process serves the site, so memory is enough
+        CACHES={"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "portal"}},
         ROOT_URLCONF="grader.web.urls",
         DATABASES={"default": database(data, db_url)},
         TEMPLATES=[
@@ -109,6 +113,7 @@ def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tup
         TIME_ZONE="UTC",
         LOGIN_URL="/login/",
         LOGIN_REDIRECT_URL="/",
+        MESSAGE_STORAGE="django.contrib.messages.storage.session.SessionStorage",
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         CSRF_COOKIE_SAMESITE="Lax",

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from grader.web import api, pages
+from grader.web import api, login, pages, views_instructor, views_student
 
 urlpatterns = [
     path("healthz", api.healthz),
@@ -11,5 +11,18 @@ urlpatterns = [
     path("api/submissions", api.submissions),
     path("api/submissions/<int:number>", api.submission),
     path("api/gradebook.csv", api.gradebook),
-    path("submissions/<int:number>/report", pages.report),
+    path("login/", login.SignIn.as_view(), name="login"),
+    path("logout/", login.sign_out, name="logout"),
+    path("password/", login.FirstPassword.as_view(), name="password_change"),
+    path("", views_student.home, name="home"),
+    path("tasks/<str:task_id>/", views_student.task, name="task"),
+    path("submissions/<int:number>/", views_student.submission, name="submission"),
+    path("submissions/<int:number>/file", views_student.submission_file, name="submission_file"),
+    path("submissions/<int:number>/report", pages.report, name="report"),
+    path("teach/", views_instructor.teach, name="teach"),
+    path("teach/class/", views_instructor.class_page, name="class"),
+    path("teach/class/<str:username>/index.html", views_instructor.student, name="student"),
+    path("teach/queue/", views_instructor.queue, name="queue"),
+    path("teach/tasks/<str:task_id>/regrade", views_instructor.regrade, name="regrade"),
+    path("teach/gradebook.csv", views_instructor.gradebook, name="gradebook"),
 ]

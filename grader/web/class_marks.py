@@ -1,0 +1,50 @@
+"""The class as its latest graded submissions show it, in the grader's own values.
+
+In: the database's submissions and the course's tasks. Out: ``StudentMarks`` per student (a
+``TaskMark`` per task, "not handed in" where none is graded yet) and a ``CaseTally`` per case, the
+values ``grade`` makes the gradebook and the class overview from, so the portal's CSV and class
+page are the same as a class run's.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Tuple
+
+from grader.marks import CaseTally, StudentMarks, TaskMark
+from grader.model import Task, Verdict
+from grader.web.models import DONE, Submission
+
+
+def latest_done() -> Dict[Tuple[str, str], Submission]:
+    """Each student's latest graded submission of each task, by (username, task)."""
+    latest = {}
+    rows = Submission.objects.filter(status=DONE).select_related("student").defer("data", "report").order_by("id")
+    for row in rows:
+        latest[(row.student.username, row.task)] = row
+    return latest
+
+
+def _mark(task: Task, row) -> TaskMark:
+    if row is None:
+        return TaskMark(task.id, Verdict.NO_OUTPUT, 0.0, task.max_score, 0, 0, missing=True)
+    cases = row.results or ()
+    failed = sum(1 for case in cases if case["verdict"] != Verdict.ACCEPTED.value)
+    return TaskMark(task.id, Verdict(row.verdict), row.score or 0.0, task.max_score, failed, len(cases))
+
+
+def class_marks(tasks: List[Task]) -> Tuple[List[StudentMarks], List[CaseTally]]:
+    """Every student's marks (by name) and every case's pass count, from the latest graded work."""
+    latest = latest_done()
+    students = sorted({student for student, _ in latest})
+    marks = [StudentMarks(s, tuple(_mark(t, latest.get((s, t.id))) for t in tasks)) for s in students]
+    counts: Dict[Tuple[str, str], List] = {}
+    for task in tasks:
+        for (_, task_id), row in sorted(latest.items()):
+            if task_id != task.id:
+                continue
+            for case in row.results or ():
+                tally = counts.setdefault((task.id, case["name"]), [0, 0, bool(case.get("hidden"))])
+                tally[0] += case["verdict"] == Verdict.ACCEPTED.value
+                tally[1] += 1
+    tallies = [CaseTally(task, case, hidden, passed, seen) for (task, case), (passed, seen, hidden) in counts.items()]
+    return marks, tallies

@@ -1,0 +1,99 @@
+"""Handing in and regrading, the same for the JSON API and the pages.
+
+In: the student, the task's id and the file's bytes (or an upload); an instructor's regrade of a
+task. Out: a ``HandIn`` (the new row, or the HTTP status and the sentence that says why not: 400
+unknown task or no file, 413 over the grader's size limit, 429 too soon or too often, with the
+seconds to wait) and, for a regrade, how many latest submissions are graded again. Each caller
+words the answer its own way (JSON or a page); the rules live here once.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Optional
+
+from django.db import transaction
+from django.utils import timezone
+
+from grader.submission.files import MAX_SOURCE_BYTES
+from grader.web.course_state import course_tasks
+from grader.web.models import Submission, TaskPolicy
+
+
+@dataclass(frozen=True)
+class HandIn:
+    """What became of a hand-in: the row written, or the status and sentence of a refusal."""
+
+    row: Optional[Submission] = None
+    status: int = 202
+    message: str = ""
+    retry_after: int = 0  # seconds, with a 429 for "too soon"
+
+
+def _too_soon(policy, student, task, now) -> int:
+    """Seconds to wait before this student may hand in this task again, 0 when they may, -1 never."""
+    if policy is None:
+        return 0
+    mine = Submission.objects.filter(student=student, task=task)
+    if policy.max_count is not None and mine.count() >= policy.max_count:
+        return -1
+    if policy.min_interval_s:
+        last = mine.order_by("-submitted_at").values_list("submitted_at", flat=True).first()
+        if last is not None:
+            wait = (last + timedelta(seconds=policy.min_interval_s) - now).total_seconds()
+            if wait > 0:
+                return max(1, math.ceil(wait))
+    return 0
+
+
+def read_upload(upload) -> Optional[bytes]:
+    """An upload's bytes, or None when it is over the grader's size limit (read no further)."""
+    if upload.size > MAX_SOURCE_BYTES:
+        return None
+    data = upload.read(MAX_SOURCE_BYTES + 1)
+    return None if len(data) > MAX_SOURCE_BYTES else data
+
+
+def hand_in(student, task_id: str, data: Optional[bytes], too_large: bool = False) -> HandIn:
+    """Queue ``data`` as ``student``'s submission of ``task_id``, or say why not.
+
+    ``data`` None with ``too_large`` False means nothing was sent; ``too_large`` means the file
+    was over the limit (its bytes were not kept).
+    """
+    known = course_tasks()
+    if task_id not in known:
+        return HandIn(status=400, message=f"unknown task {task_id!r}; the tasks are: {', '.join(known)}")
+    if too_large or (data is not None and len(data) > MAX_SOURCE_BYTES):
+        return HandIn(status=413, message=f"the file is over the limit of {MAX_SOURCE_BYTES:,} bytes")
+    if data is None:
+        return HandIn(status=400, message="no file: send the exercise file (or paste its text)")
+    with transaction.atomic():  # the limits are checked where the row is written: no race between two uploads
+        now = timezone.now()
+        policy = TaskPolicy.objects.filter(task=task_id).first()
+        wait = _too_soon(policy, student, task_id, now)
+        if wait < 0:
+            return HandIn(status=429, message=f"you have handed in {task_id} the {policy.max_count} times allowed")
+        if wait > 0:
+            return HandIn(status=429, message=f"hand in {task_id} again in {wait} s", retry_after=wait)
+        row = Submission.objects.create(
+            student=student,
+            task=task_id,
+            file_name=f"{task_id}.py",
+            data=data,
+            sha256=Submission.digest(data),
+            submitted_at=now,
+            late=bool(policy and policy.deadline and now > policy.deadline),
+        )
+    return HandIn(row=row)
+
+
+def regrade(task_id: str) -> int:
+    """Grade every student's latest submission of ``task_id`` again (old results stay shown until
+    the new ones land); returns how many were queued."""
+    latest = {}
+    for row in Submission.objects.filter(task=task_id).order_by("id").values("id", "student_id"):
+        latest[row["student_id"]] = row["id"]
+    Submission.objects.filter(id__in=latest.values()).update(pending=True)
+    return len(latest)

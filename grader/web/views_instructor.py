@@ -1,0 +1,124 @@
+"""The instructors' pages: the class, each student's history, the queue, regrades, the gradebook.
+
+In: requests of signed-in instructors (``is_staff``; a student gets 403, a visitor the sign-in
+page). Out: the class overview ``grade`` writes (``report.pages.class_html``), fed from everyone's
+latest graded submissions (``class_marks``), served at ``/teach/class/`` so that its links to
+``NAME/index.html`` open that student's history; the queue (waiting, running, errors with their
+sentences); a regrade per task (POST, CSRF-protected, the API's regrade); the gradebook CSV.
+"""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.views import redirect_to_login
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from grader.classrun.exports import gradebook_csv
+from grader.report.pages import class_html
+from grader.web.class_marks import class_marks
+from grader.web.course_state import course_tasks
+from grader.web.handin import regrade as regrade_task
+from grader.web.models import ERROR, Submission
+from grader.web.pages import REPORT_POLICY
+from grader.web.views_student import line
+
+
+def staff_required(view):
+    """The view for instructors; the sign-in page for visitors, 403 for students."""
+
+    @wraps(view)
+    def checked(request, *args, **kwargs):
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not request.user.is_staff:
+            return render(request, "web/forbidden.html", status=403)
+        return view(request, *args, **kwargs)
+
+    return checked
+
+
+def _pending():
+    return Submission.objects.filter(pending=True).select_related("student").defer("data", "report")
+
+
+@staff_required
+def teach(request):
+    """The instructor's start: each task with its regrade button, the students, the queue's size."""
+    tasks = course_tasks()
+    counts = {task_id: set() for task_id in tasks}
+    for task_id, student in Submission.objects.values_list("task", "student__username"):
+        counts.setdefault(task_id, set()).add(student)
+    students = get_user_model().objects.filter(is_staff=False).order_by("username").values_list("username", flat=True)
+    context = {
+        "tasks": [(task, len(counts.get(task.id, ()))) for task in tasks.values()],
+        "students": list(students),
+        "waiting": _pending().count(),
+        "errors": Submission.objects.filter(status=ERROR).count(),
+    }
+    return render(request, "web/teach.html", context)
+
+
+@staff_required
+def class_page(request):
+    """The class overview a class run writes, from everyone's latest graded submissions."""
+    tasks = list(course_tasks().values())
+    marks, tallies = class_marks(tasks)
+    page = class_html(marks, tallies, tasks, "live from the portal: everyone's latest graded submissions")
+    response = HttpResponse(page, content_type="text/html; charset=utf-8")
+    response["Content-Security-Policy"] = REPORT_POLICY
+    return response
+
+
+@staff_required
+def student(request, username: str):
+    """One student's submissions, every task, newest first."""
+    found = get_user_model().objects.filter(username=username).first()
+    if found is None:
+        raise Http404("no such student")
+    rows = Submission.objects.filter(student=found).defer("data", "report").order_by("-id")
+    return render(request, "web/student.html", {"who": found, "history": [line(r) for r in rows]})
+
+
+@staff_required
+def queue(request):
+    """What waits for grading, what is being graded, and what the grader could not grade."""
+    pending = list(_pending().order_by("id")[:500])
+    context = {
+        "waiting": [row for row in pending if row.claimed_at is None],
+        "running": [row for row in pending if row.claimed_at is not None],
+        "errors": list(
+            Submission.objects.filter(status=ERROR)
+            .select_related("student")
+            .defer("data", "report")
+            .order_by("-id")[:200]
+        ),
+    }
+    return render(request, "web/queue.html", context)
+
+
+@require_POST
+@staff_required
+def regrade(request, task_id: str):
+    """Grade every student's latest submission of the task again; back to the instructor's page."""
+    if task_id not in course_tasks():
+        raise Http404("no such task")
+    queued = regrade_task(task_id)
+    messages.success(
+        request, f"{task_id}: {queued} latest submissions queued for grading again (old results stay until then)."
+    )
+    return redirect("teach")
+
+
+@staff_required
+def gradebook(request):
+    """The gradebook CSV of everyone's latest graded submissions, as ``grade`` writes it."""
+    tasks = list(course_tasks().values())
+    marks, _ = class_marks(tasks)
+    response = HttpResponse(gradebook_csv(marks, tasks), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="gradebook.csv"'
+    return response

@@ -1,0 +1,131 @@
+"""The students' pages: the exercises, a task's hand-in form and history, a submission, its file.
+
+In: a signed-in user's requests. Out: server-rendered pages (``templates/web``). A student sees
+only their own submissions (another's, or one that does not exist, is 404); instructors see all.
+Handing in goes through ``handin.hand_in``, as the API's POST does, and answers with the task page
+and a sentence (the status code the API would give). A submission still owed grading refreshes
+itself every 2 s (a meta refresh: no script).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from grader.model import Verdict
+from grader.web.course_state import course_tasks
+from grader.web.handin import hand_in, read_upload
+from grader.web.models import DONE, ERROR, Submission
+
+
+def visible(user, queryset=None):
+    """The submissions ``user`` may see: their own, or everyone's for an instructor."""
+    queryset = Submission.objects.all() if queryset is None else queryset
+    return queryset if user.is_staff else queryset.filter(student=user)
+
+
+def _owned(request, number: int) -> Submission:
+    found = visible(request.user, Submission.objects.select_related("student")).filter(id=number).first()
+    if found is None:
+        raise Http404("no such submission of yours")
+    return found
+
+
+def verdict_label(value) -> str:
+    try:
+        return Verdict(value).label
+    except ValueError:
+        return value or ""
+
+
+def line(row) -> dict:
+    """A submission as a line of a list: the row, its score and verdict in words ("" until done)."""
+    done = row.status == DONE and row.score is not None
+    return {
+        "row": row,
+        "score": f"{row.score:g} / {row.max_score:g}" if done else "",
+        "verdict": verdict_label(row.verdict) if done else "",
+        "accepted": done and row.verdict == Verdict.ACCEPTED.value,
+    }
+
+
+@login_required
+def home(request):
+    """Every task with the student's latest status and best score."""
+    if request.user.is_staff:
+        return redirect("teach")
+    tasks = course_tasks()
+    rows = Submission.objects.filter(student=request.user).defer("data", "report").order_by("id")
+    latest, best = {}, {}
+    for row in rows:
+        latest[row.task] = row
+        if row.status == DONE and row.score is not None and row.score >= best.get(row.task, -1.0):
+            best[row.task] = row.score
+    entries = [
+        {"task": task, "latest": line(latest[task.id]) if task.id in latest else None, "best": best.get(task.id)}
+        for task in tasks.values()
+    ]
+    return render(request, "web/home.html", {"entries": entries})
+
+
+def _pasted(request):
+    text = request.POST.get("text", "")
+    return text.replace("\r\n", "\n").encode("utf-8", "surrogatepass") if text.strip() else None
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def task(request, task_id: str):
+    """A task's hand-in form (a file, or its text pasted) and the student's submissions of it."""
+    tasks = course_tasks()
+    if task_id not in tasks:
+        raise Http404("no such task")
+    status, problem, retry = 200, "", 0
+    if request.method == "POST":
+        upload = request.FILES.get("file")
+        data = read_upload(upload) if upload is not None else _pasted(request)
+        outcome = hand_in(request.user, task_id, data, too_large=upload is not None and data is None)
+        if outcome.row is not None:
+            messages.success(request, f"Handed in {task_id}: it is queued for grading.")
+            return redirect("submission", number=outcome.row.id)
+        status, retry = outcome.status, outcome.retry_after
+        problem = outcome.message[0].upper() + outcome.message[1:] + "."
+    history = Submission.objects.filter(student=request.user, task=task_id).defer("data", "report").order_by("-id")
+    context = {
+        "task": tasks[task_id],
+        "history": [line(row) for row in history],
+        "problem": problem,
+    }
+    response = render(request, "web/task.html", context, status=status)
+    if retry:
+        response["Retry-After"] = str(retry)
+    return response
+
+
+@login_required
+def submission(request, number: int):
+    """One submission: its status (refreshing while owed grading), verdict, score and cases."""
+    row = _owned(request, number)
+    task = course_tasks().get(row.task)
+    context = {
+        "row": row,
+        "title": task.title if task else row.task,
+        "shown": line(row),
+        "refresh": row.pending or row.status not in (DONE, ERROR),
+        "cases": [dict(case, label=verdict_label(case["verdict"])) for case in row.results or ()]
+        if row.status == DONE
+        else None,
+    }
+    return render(request, "web/submission.html", context)
+
+
+@login_required
+def submission_file(request, number: int):
+    """The file as it was handed in, as plain text to download (never rendered as a page)."""
+    row = _owned(request, number)
+    response = HttpResponse(bytes(row.data), content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{row.file_name}"'
+    return response

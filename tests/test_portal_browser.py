@@ -1,0 +1,180 @@
+"""A student's and an instructor's whole path through the portal, in headless Chromium, against a
+real ``serve`` that grades for real: at a desktop's width and a phone's, with no sideways scroll.
+
+Needs Django and waitress (the web extra), the ``selenium`` package, Chromium and chromedriver;
+where one is missing the tests are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("django", reason="the portal needs the web extra (Django, Python 3.10+)")
+pytest.importorskip("waitress", reason="the portal needs the web extra (waitress)")
+
+from support import CHROMIUM_FLAGS, PROJECT, find_browser, mutate, solution  # noqa: E402
+
+WIDTHS = [pytest.param((1280, 900), id="desktop"), pytest.param((390, 844), id="phone")]
+PASSWORD = "my own password 1"
+GRADED_WITHIN_S = 120
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """A portal with two students and two instructors, served and grading in its own process."""
+    folder = tmp_path_factory.mktemp("portal")
+    roster = folder / "roster.csv"
+    roster.write_text("username,role\nann,student\nben,student\nteach,instructor\ntess,instructor\n")
+    command = [sys.executable, "-m", "grader"]
+    made = subprocess.run(
+        [*command, "users", "import", str(roster), "--data", str(folder / "data")],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+    )
+    assert made.returncode == 0, made.stderr
+    first = dict(re.findall(r"^(\S+): sign in the first time with the password (\S+) ", made.stdout, re.M))
+    server = subprocess.Popen(
+        [*command, "serve", "--data", str(folder / "data"), "--port", "0", "--workers", "2"],
+        cwd=PROJECT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    line = server.stdout.readline()
+    found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+    assert found, (line, server.stderr.read() if server.poll() is not None else "")
+    yield f"http://127.0.0.1:{found.group(1)}", first
+    server.send_signal(signal.SIGTERM)
+    assert server.wait(timeout=60) == 0
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    webdriver = pytest.importorskip("selenium.webdriver", reason="the selenium package is not installed")
+    chromium, driver_path = find_browser()
+    if not chromium:
+        pytest.skip("no Chromium here: install the Debian package chromium (.ci/run does, as root)")
+    if not driver_path:
+        pytest.skip("no chromedriver here: install the Debian package chromium-driver (.ci/run does, as root)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=driver_path))
+    yield driver
+    driver.quit()
+
+
+def fits(browser) -> None:
+    """The page is as wide as the window: nothing to scroll sideways."""
+    width, inner = browser.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+    assert width <= inner, f"{browser.current_url} is {width} px wide in a {inner} px window"
+
+
+def shows(browser, text, within_s=30):
+    """Wait for the page (after a click, a redirect or a refresh) to show ``text``."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    # the page may be replaced while it is read (a redirect, a refresh): read it again
+    changing = (NoSuchElementException, StaleElementReferenceException)
+    WebDriverWait(browser, within_s, poll_frequency=0.2, ignored_exceptions=changing).until(
+        lambda b: text in b.find_element("tag name", "body").text,
+        f"{browser.current_url} never showed {text!r}",
+    )
+
+
+def first_sign_in(browser, url, username, password):
+    """Sign in with the one-time password and choose one's own, as a new account does."""
+    browser.delete_all_cookies()
+    browser.get(f"{url}/login/")
+    fits(browser)
+    browser.find_element("id", "id_username").send_keys(username)
+    browser.find_element("id", "id_password").send_keys(password)
+    browser.find_element("css selector", "main button[type=submit]").click()
+    shows(browser, "Choose your password")
+    assert browser.current_url.endswith("/password/"), browser.current_url
+    fits(browser)
+    browser.find_element("id", "id_old_password").send_keys(password)
+    browser.find_element("id", "id_new_password1").send_keys(PASSWORD)
+    browser.find_element("id", "id_new_password2").send_keys(PASSWORD)
+    browser.find_element("css selector", "main button[type=submit]").click()
+    shows(browser, "Your new password is set.")
+
+
+def wait_until_graded(browser):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    # the page refreshes itself while queued or running; nothing here reloads it
+    WebDriverWait(browser, GRADED_WITHIN_S, poll_frequency=0.5).until(
+        lambda b: "refreshes itself" not in b.page_source and "badge done" in b.page_source
+    )
+
+
+@pytest.mark.parametrize("size", WIDTHS)
+def test_a_student_signs_in_hands_in_and_reads_the_report(site, browser, size, tmp_path):
+    url, first = site
+    phone = size[0] < 500
+    username = "ben" if phone else "ann"
+    browser.set_window_size(*size)
+    first_sign_in(browser, url, username, first[username])
+    assert "Your exercises" in browser.find_element("tag name", "h1").text
+    fits(browser)
+    browser.find_element("css selector", "a[href='/tasks/nim_sum/']").click()
+    fits(browser)
+    if phone:  # pasted: a wrong answer, to see the cases (hidden ones by name and hint only)
+        text = mutate("nim_sum", "total = total ^ row", "total = total + row")
+        browser.execute_script("document.getElementById('id_text').value = arguments[0]", text)
+    else:  # a file, chosen as a student does
+        path = tmp_path / "nim_sum.py"
+        path.write_text(solution("nim_sum"))
+        browser.find_element("id", "id_file").send_keys(str(path))
+    browser.find_element("css selector", "main form button[type=submit]").click()
+    shows(browser, "Handed in nim_sum")
+    wait_until_graded(browser)
+    fits(browser)
+    shown = browser.find_element("tag name", "main").text
+    if phone:
+        assert "wrong answer" in shown.lower() and "(hidden)" in shown
+    else:
+        assert "accepted" in shown.lower() and "points" in shown
+    browser.find_element("link text", "the full report").click()
+    assert "nim_sum" in browser.page_source
+    fits(browser)
+    browser.get(f"{url}/")
+    row = browser.find_element("xpath", "//tr[td/a[@href='/tasks/nim_sum/']]").text
+    assert "#" in row and "not handed in" not in row  # the latest, on the list
+    fits(browser)
+
+
+@pytest.mark.parametrize("size", WIDTHS)
+def test_an_instructor_sees_the_class_and_regrades(site, browser, size):
+    url, first = site
+    username = "tess" if size[0] < 500 else "teach"
+    browser.set_window_size(*size)
+    first_sign_in(browser, url, username, first[username])
+    assert browser.current_url.endswith("/teach/")
+    fits(browser)
+    browser.find_element("link text", "Class overview").click()
+    fits(browser)
+    names = browser.find_element("tag name", "body").text
+    handed_in = [name for name in ("ann", "ben") if name in names]
+    assert handed_in, "the students who handed in are in the class overview"
+    browser.find_element("link text", handed_in[0]).click()
+    assert browser.current_url.endswith(f"/teach/class/{handed_in[0]}/index.html")
+    assert "nim_sum" in browser.find_element("tag name", "main").text
+    fits(browser)
+    browser.get(f"{url}/teach/")
+    browser.find_element("css selector", "button[aria-label='Regrade nim_sum']").click()
+    shows(browser, "latest submissions queued for grading again")
+    fits(browser)
+    browser.find_element("link text", "Queue").click()
+    assert "The queue" in browser.find_element("tag name", "h1").text
+    fits(browser)
