@@ -1,4 +1,4 @@
-"""What the portal keeps: submissions (the queue's truth), API tokens, per-task rules.
+"""What the portal keeps: submissions (the queue's truth), API tokens, per-task rules, course settings.
 
 A ``Submission`` row is written, with the file's bytes, before the upload is answered; grading
 claims it (``status`` queued → running, ``attempt`` + 1) and writes its result only for the
@@ -68,6 +68,17 @@ class TaskPolicy(models.Model):
     min_interval_s = models.PositiveIntegerField(default=0)  # between two submissions of one student
     max_count = models.PositiveIntegerField(null=True, blank=True)  # per student; None: no limit
     deadline = models.DateTimeField(null=True, blank=True)  # later ones are graded and marked late
+
+
+LATEST, BEST = "latest", "best"
+MARKS_FROM = [(LATEST, "each student's latest graded submission"), (BEST, "each student's best graded submission")]
+
+
+class CourseSetting(models.Model):
+    """The course's settings, one row (``pk`` 1; none yet means the defaults): which of a student's
+    graded submissions of a task the class page and the gradebooks count."""
+
+    marks_from = models.CharField(max_length=8, choices=MARKS_FROM, default=LATEST)
 
 
 class FirstSignIn(models.Model):

@@ -24,5 +24,7 @@ urlpatterns = [
     path("teach/class/<str:username>/index.html", views_instructor.student, name="student"),
     path("teach/queue/", views_instructor.queue, name="queue"),
     path("teach/tasks/<str:task_id>/regrade", views_instructor.regrade, name="regrade"),
+    path("teach/tasks/<str:task_id>/limits", views_instructor.limits, name="limits"),
+    path("teach/marks", views_instructor.marks, name="marks"),
     path("teach/gradebook.csv", views_instructor.gradebook, name="gradebook"),
 ]

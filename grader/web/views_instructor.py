@@ -1,10 +1,13 @@
-"""The instructors' pages: the class, each student's history, the queue, regrades, the gradebook.
+"""The instructors' pages: the class, each student's history, the queue, regrades, the gradebook,
+each task's limits and deadline, and whether marks come from the latest or the best submission.
 
 In: requests of signed-in instructors (``is_staff``; a student gets 403, a visitor the sign-in
 page). Out: the class overview ``grade`` writes (``report.pages.class_html``), fed from everyone's
-latest graded submissions (``class_marks``), served at ``/teach/class/`` so that its links to
-``NAME/index.html`` open that student's history; the queue (waiting, running, errors with their
-sentences); a regrade per task (POST, CSRF-protected, the API's regrade); the gradebook CSV.
+latest (or best) graded submissions (``class_marks``), served at ``/teach/class/`` so that its links
+to ``NAME/index.html`` open that student's history; the queue (waiting, running, errors with their
+sentences); a regrade per task (POST, CSRF-protected, the API's regrade); the gradebook CSV; the
+limits' and the marks' forms (POST, CSRF-protected; a bad value is a 400 page saying why, and
+nothing changes).
 """
 
 from __future__ import annotations
@@ -20,11 +23,20 @@ from django.views.decorators.http import require_POST
 
 from grader.classrun.exports import gradebook_csv
 from grader.report.pages import class_html
-from grader.web.class_marks import class_marks
+from grader.web.class_marks import class_marks, counted_in_words
 from grader.web.course_state import course_tasks
 from grader.web.handin import regrade as regrade_task
 from grader.web.models import ERROR, Submission
 from grader.web.pages import REPORT_POLICY
+from grader.web.policies import (
+    marks_from,
+    parse_limits,
+    parse_marks_from,
+    policies_by_task,
+    shown_deadline,
+    store_limits,
+    store_marks_from,
+)
 from grader.web.views_student import line
 
 
@@ -47,28 +59,66 @@ def _pending():
 
 
 @staff_required
-def teach(request):
-    """The instructor's start: each task with its regrade button, the students, the queue's size."""
+def teach(request, problem: str = "", status: int = 200):
+    """The instructor's start: each task with its limits and regrade button, the students, the
+    queue's size, where marks come from; ``problem`` is why a form was refused."""
     tasks = course_tasks()
+    policies = policies_by_task()
     counts = {task_id: set() for task_id in tasks}
     for task_id, student in Submission.objects.values_list("task", "student__username"):
         counts.setdefault(task_id, set()).add(student)
     students = get_user_model().objects.filter(is_staff=False).order_by("username").values_list("username", flat=True)
     context = {
-        "tasks": [(task, len(counts.get(task.id, ()))) for task in tasks.values()],
+        "tasks": [
+            {
+                "task": task,
+                "count": len(counts.get(task.id, ())),
+                "policy": policies.get(task.id),
+                "deadline": shown_deadline(policies.get(task.id)),
+            }
+            for task in tasks.values()
+        ],
+        "marks_from": marks_from(),
+        "problem": problem,
         "students": list(students),
         "waiting": _pending().count(),
         "errors": Submission.objects.filter(status=ERROR).count(),
     }
-    return render(request, "web/teach.html", context)
+    return render(request, "web/teach.html", context, status=status)
+
+
+@require_POST
+@staff_required
+def limits(request, task_id: str):
+    """Set a task's minimum interval, maximum count and deadline; back to the instructor's page."""
+    if task_id not in course_tasks():
+        raise Http404("no such task")
+    parsed = parse_limits(request.POST)
+    if isinstance(parsed, str):
+        return teach(request, problem=f"{task_id}: {parsed}; nothing was changed.", status=400)
+    store_limits(task_id, parsed)
+    messages.success(request, f"{task_id}: limits and deadline saved.")
+    return redirect("teach")
+
+
+@require_POST
+@staff_required
+def marks(request):
+    """Set whether marks come from each student's latest or best graded submission."""
+    choice, problem = parse_marks_from(request.POST.get("marks_from", ""))
+    if choice is None:
+        return teach(request, problem=f"{problem[0].upper()}{problem[1:]}; nothing was changed.", status=400)
+    store_marks_from(choice)
+    messages.success(request, f"Marks now come from each student's {choice} graded submission.")
+    return redirect("teach")
 
 
 @staff_required
 def class_page(request):
-    """The class overview a class run writes, from everyone's latest graded submissions."""
+    """The class overview a class run writes, from everyone's latest (or best) graded submissions."""
     tasks = list(course_tasks().values())
-    marks, tallies = class_marks(tasks)
-    page = class_html(marks, tallies, tasks, "live from the portal: everyone's latest graded submissions")
+    found, tallies = class_marks(tasks)
+    page = class_html(found, tallies, tasks, f"live from the portal: {counted_in_words()}")
     response = HttpResponse(page, content_type="text/html; charset=utf-8")
     response["Content-Security-Policy"] = REPORT_POLICY
     return response
@@ -116,9 +166,9 @@ def regrade(request, task_id: str):
 
 @staff_required
 def gradebook(request):
-    """The gradebook CSV of everyone's latest graded submissions, as ``grade`` writes it."""
+    """The gradebook CSV of everyone's latest (or best) graded submissions, as ``grade`` writes it."""
     tasks = list(course_tasks().values())
-    marks, _ = class_marks(tasks)
-    response = HttpResponse(gradebook_csv(marks, tasks), content_type="text/csv; charset=utf-8")
+    found, _ = class_marks(tasks)
+    response = HttpResponse(gradebook_csv(found, tasks), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="gradebook.csv"'
     return response

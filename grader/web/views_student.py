@@ -19,6 +19,7 @@ from grader.model import Verdict
 from grader.web.course_state import course_tasks
 from grader.web.handin import hand_in, read_upload
 from grader.web.models import DONE, ERROR, Submission
+from grader.web.policies import limits_in_words
 
 
 def visible(user, queryset=None):
@@ -98,6 +99,7 @@ def task(request, task_id: str):
         "task": tasks[task_id],
         "history": [line(row) for row in history],
         "problem": problem,
+        "limits": limits_in_words(task_id, request.user),
     }
     response = render(request, "web/task.html", context, status=status)
     if retry:

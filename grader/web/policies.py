@@ -1,0 +1,127 @@
+"""Instructors' per-task limits and the course's choice of marks: read from a form, described in words.
+
+In: the instructor's form fields (minimum interval in seconds, maximum count, deadline in UTC; or
+"latest"/"best"). Out: the values to store, or the sentence that says what is wrong (nothing is
+stored then); the lines a student's task page shows; which submissions count for the class's marks.
+The checks at hand-in time live in ``handin``; this module only sets what they read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import List, Optional, Tuple, Union
+
+from grader.web.models import BEST, LATEST, CourseSetting, Submission, TaskPolicy
+
+MAX_INTERVAL_S = 366 * 24 * 3600  # a year: anything longer is a typo, not a rule
+MAX_COUNT = 10_000
+DEADLINE_FORMAT = "%Y-%m-%d %H:%M"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """A task's limits as a form sends them, checked."""
+
+    min_interval_s: int
+    max_count: Optional[int]
+    deadline: Optional[datetime]
+
+
+def _whole(text: str, what: str, low: int, high: int) -> Union[int, str]:
+    """A whole number in [low, high], or the sentence saying why ``text`` is not one."""
+    text = text.strip()
+    if len(text) > 20 or not re.fullmatch(r"-?[0-9]+", text):
+        return f"the {what} must be a whole number, not {text[:20]!r}"
+    number = int(text)
+    if number < 0:
+        return f"the {what} cannot be negative ({number})"
+    if not low <= number <= high:
+        return f"the {what} must be between {low} and {high:,}, not {number:,}"
+    return number
+
+
+def parse_deadline(text: str) -> Union[Optional[datetime], str]:
+    """A deadline in UTC from ``YYYY-MM-DD HH:MM`` (or a browser's ``YYYY-MM-DDTHH:MM``), None when
+    empty, or the sentence saying why it is not a date and time."""
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        if len(text) > 40:
+            raise ValueError(text)
+        moment = datetime.fromisoformat(text.replace("T", " ", 1))
+    except ValueError:
+        return f"the deadline {text[:40]!r} is not a date and time: write it as 2026-12-01 23:59 (UTC)"
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)  # the portal's time zone
+    return moment.astimezone(timezone.utc)
+
+
+def parse_limits(form) -> Union[Limits, str]:
+    """The limits in ``form`` (``min_interval_s``, ``max_count``, ``deadline``), or what is wrong."""
+    interval_text = form.get("min_interval_s", "").strip() or "0"
+    interval = _whole(interval_text, "minimum interval", 0, MAX_INTERVAL_S)
+    if isinstance(interval, str):
+        return interval
+    count: Union[int, str, None] = None
+    if form.get("max_count", "").strip():
+        count = _whole(form["max_count"], "maximum count", 1, MAX_COUNT)
+        if isinstance(count, str):
+            return count + " (leave it empty for no limit)"
+    deadline = parse_deadline(form.get("deadline", ""))
+    if isinstance(deadline, str):
+        return deadline
+    return Limits(interval, count, deadline)
+
+
+def store_limits(task_id: str, limits: Limits) -> None:
+    TaskPolicy.objects.update_or_create(
+        task=task_id,
+        defaults={"min_interval_s": limits.min_interval_s, "max_count": limits.max_count, "deadline": limits.deadline},
+    )
+
+
+def shown_deadline(policy: Optional[TaskPolicy]) -> str:
+    """The deadline as the form takes it back, in UTC; "" for none."""
+    if policy is None or policy.deadline is None:
+        return ""
+    return policy.deadline.astimezone(timezone.utc).strftime(DEADLINE_FORMAT)
+
+
+def policies_by_task() -> dict:
+    return {policy.task: policy for policy in TaskPolicy.objects.all()}
+
+
+def limits_in_words(task_id: str, student) -> List[str]:
+    """What a student should know of a task's limits and deadline, one sentence each ([] for none)."""
+    policy = TaskPolicy.objects.filter(task=task_id).first()
+    if policy is None:
+        return []
+    said = []
+    if policy.max_count is not None:
+        used = Submission.objects.filter(student=student, task=task_id).count()
+        said.append(f"You may hand it in {policy.max_count} times; you have used {used}.")
+    if policy.min_interval_s:
+        said.append(f"Wait at least {policy.min_interval_s} s between two submissions.")
+    if policy.deadline is not None:
+        said.append(f"Deadline: {shown_deadline(policy)} UTC; later submissions are graded and marked late.")
+    return said
+
+
+def marks_from() -> str:
+    """ "latest" or "best": which graded submission of each task counts (latest until set)."""
+    setting = CourseSetting.objects.filter(pk=1).first()
+    return setting.marks_from if setting is not None else LATEST
+
+
+def parse_marks_from(text: str) -> Tuple[Optional[str], str]:
+    """The choice in the form, or None and the sentence saying what the choices are."""
+    if text in (LATEST, BEST):
+        return text, ""
+    return None, f"marks come from each student's {LATEST!r} or {BEST!r} submission, not {text[:20]!r}"
+
+
+def store_marks_from(choice: str) -> None:
+    CourseSetting.objects.update_or_create(pk=1, defaults={"marks_from": choice})
