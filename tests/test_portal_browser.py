@@ -80,13 +80,13 @@ def fits(browser) -> None:
 
 def shows(browser, text, within_s=30):
     """Wait for the page (after a click, a redirect or a refresh) to show ``text``."""
-    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    # the page may be replaced while it is read (a redirect, a refresh): read it again
-    changing = (NoSuchElementException, StaleElementReferenceException)
-    WebDriverWait(browser, within_s, poll_frequency=0.2, ignored_exceptions=changing).until(
-        lambda b: text in b.find_element("tag name", "body").text,
+    # The page may be replaced while it is read (a redirect, a refresh): its text is read in one
+    # script call, holding no element across the change, and a read that meets the change is retried.
+    WebDriverWait(browser, within_s, poll_frequency=0.2, ignored_exceptions=(WebDriverException,)).until(
+        lambda b: text in (b.execute_script("return document.body ? document.body.innerText : ''") or ""),
         f"{browser.current_url} never showed {text!r}",
     )
 
