@@ -14,7 +14,7 @@ django = pytest.importorskip("django", reason="the portal needs the web extra (D
 if sys.version_info < (3, 10):
     pytest.skip("the portal needs Python 3.10 or later", allow_module_level=True)
 
-from support import PROJECT, mutate, solution  # noqa: E402
+from support import PROJECT, grade_portal_queue, mutate, solution  # noqa: E402
 
 from grader.submission.files import MAX_SOURCE_BYTES  # noqa: E402
 
@@ -62,7 +62,9 @@ def test_health_needs_no_token(portal):
     assert answer.status_code == 200 and answer.json() == {"ok": True}
 
 
-@pytest.mark.parametrize("path", ["/api/tasks", "/api/submissions", "/api/submissions/1", "/api/gradebook.csv"])
+@pytest.mark.parametrize(
+    "path", ["/api/tasks", "/api/submissions", "/api/submissions/1", "/api/gradebook.csv", "/api/gradescope.zip"]
+)
 def test_every_call_needs_a_valid_token(portal, path):
     assert call(portal, "get", path).status_code == 401
     assert call(portal, "get", path, token="not-a-token").status_code == 401
@@ -123,24 +125,17 @@ def test_a_student_sees_only_their_own_work(portal):
 def test_regrade_and_gradebook_are_for_instructors(portal):
     assert call(portal, "post", "/api/tasks/nim_sum/regrade", "ann").status_code == 403
     assert call(portal, "get", "/api/gradebook.csv", "ann").status_code == 403
+    assert call(portal, "get", "/api/gradescope.zip", "ann").status_code == 403
     assert call(portal, "post", "/api/tasks/no_such/regrade", "teach").status_code == 404
 
 
 def _grade_all(context):
-    from grader.web import dispatcher
-
-    while (claimed := dispatcher.claim()) is not None:
-        number, attempt = claimed
-        assert dispatcher.finish(number, attempt, dispatcher.grade_one(number, context))
+    assert grade_portal_queue(context.runner)
 
 
 @pytest.fixture
 def portal_context(portal, context):
-    from dataclasses import replace
-
-    from grader.web.dispatcher import grading_context
-
-    return replace(grading_context(context.runner), jobs=2)
+    return context
 
 
 def test_a_submission_is_graded_and_hidden_cases_stay_hidden(portal, portal_context):
@@ -181,17 +176,22 @@ def test_regrade_keeps_old_results_until_new_ones_land(portal, portal_context):
 
 
 def test_a_result_is_written_only_by_the_attempt_that_holds_the_claim(portal):
-    from grader.web import dispatcher
-    from grader.web.models import Submission
+    from django.utils import timezone
+
+    from grader.web import queue
+    from grader.web.models import Submission, Worker
 
     number = hand_in(portal, "ann", "nim_sum", "print(0)").json()["id"]
-    first = dispatcher.claim()
-    assert first == (number, 1) and dispatcher.claim() is None  # held: nobody else takes it
-    assert dispatcher.release_stale(None) == 1  # the server that held it stopped
-    second = dispatcher.claim()
+    queue.say_alive("one", 1, "here")
+    first = queue.claim("one")
+    assert first == (number, 1) and queue.claim("two") is None  # held: nobody else takes it
+    assert queue.release_stale() == 0  # "one" is alive
+    Worker.objects.filter(name="one").update(seen_at=timezone.now() - queue.SILENT_AFTER * 2)
+    assert queue.release_stale() == 1  # "one" stopped saying it is alive
+    second = queue.claim("two")
     assert second == (number, 2)
-    assert not dispatcher.finish(number, 1, {"status": "done", "verdict": "accepted"})  # the lost attempt
-    assert dispatcher.finish(number, 2, {"status": "error", "error": "x"})
+    assert not queue.finish(number, 1, {"status": "done", "verdict": "accepted"})  # the lost attempt
+    assert queue.finish(number, 2, {"status": "error", "error": "x"})
     row = Submission.objects.get(id=number)
     assert row.status == "error" and not row.pending and row.verdict is None
 
@@ -222,6 +222,11 @@ def test_a_roster_creates_accounts_once_and_tokens_replace_each_other(portal, tm
         roster.import_roster(path)
     with pytest.raises(UsageError, match="no such user: nobody"):
         roster.new_tokens(["nobody"])
+    for bad in ("..", "a/b", "<b>x</b>", "x" * 151):
+        path.write_text(f"username,role\nok,student\n{bad},student\n")
+        with pytest.raises(UsageError, match="line 3: the username .* may hold only letters"):
+            roster.import_roster(path)
+        assert not get_user_model().objects.filter(username__in=["ok", bad]).exists()  # nothing of it was made
 
 
 def test_the_report_page_is_the_students_own_and_locked_down(portal, portal_context):
@@ -234,3 +239,49 @@ def test_the_report_page_is_the_students_own_and_locked_down(portal, portal_cont
     assert call(portal, "get", url, "ben").status_code == 404
     assert call(portal, "get", url, "teach").status_code == 200
     assert call(portal, "get", url).status_code == 401
+
+
+def test_the_gradescope_export_has_every_students_results(portal, portal_context):
+    import json
+    import zipfile
+
+    from grader.web.course_state import course_tasks
+
+    hand_in(portal, "ann", "nim_sum", solution("nim_sum"))
+    hand_in(portal, "ben", "nim_sum", mutate("nim_sum", "total = total ^ row", "total = total + row"))
+    _grade_all(portal_context)
+    answer = call(portal, "get", "/api/gradescope.zip", "teach")
+    assert answer.status_code == 200 and answer["Content-Type"] == "application/zip"
+    archive = zipfile.ZipFile(io.BytesIO(answer.content))
+    names = archive.namelist()
+    assert {"ann/results.json", "ben/results.json"} <= set(names) and not any(n.startswith("teach/") for n in names)
+    ann, ben = (json.loads(archive.read(f"{who}/results.json")) for who in ("ann", "ben"))
+    tasks = course_tasks()
+    assert ann["score"] == tasks["nim_sum"].max_score > ben["score"]
+    assert sum(t["max_score"] for t in ann["tests"]) == pytest.approx(sum(t.max_score for t in tasks.values()))
+    assert {"name": "exclusive_or: not handed in", "status": "failed"}.items() <= next(
+        t for t in ann["tests"] if t["name"].startswith("exclusive_or")
+    ).items()
+    hidden = [t for t in ben["tests"] if t["visibility"] == "hidden"]
+    assert hidden and all(t["name"].startswith("nim_sum: ") for t in hidden)
+    assert call(portal, "get", "/api/gradescope.zip", "teach").content == answer.content  # same marks, same bytes
+
+
+def test_a_game_is_graded_with_the_students_own_earlier_files(portal, portal_context):
+    from grader.web.models import Submission
+
+    alone = hand_in(portal, "ann", "working_game", solution("working_game")).json()["id"]
+    for used in ("present_board", "make_move", "optimal_move", "ui"):
+        hand_in(portal, "ann", used, solution(used))
+    with_files = hand_in(portal, "ann", "working_game", solution("working_game")).json()["id"]
+    hand_in(portal, "ann", "ui", "raise SystemExit(3)\n")  # handed in later: not part of the game above
+    _grade_all(portal_context)
+    missing = call(portal, "get", f"/api/submissions/{alone}", "ann").json()
+    assert missing["verdict"] != "accepted"
+    assert any(
+        "imports your ui.py, which you had not handed in before it: hand in ui.py" in n for n in missing["notes"]
+    )
+    assert call(portal, "get", f"/api/submissions/{with_files}", "ann").json()["verdict"] == "accepted"
+    Submission.objects.filter(id=with_files).update(pending=True)  # graded again: the same files, the same result
+    _grade_all(portal_context)
+    assert Submission.objects.get(id=with_files).verdict == "accepted"

@@ -14,7 +14,7 @@ django = pytest.importorskip("django", reason="the portal needs the web extra (D
 if sys.version_info < (3, 10):
     pytest.skip("the portal needs Python 3.10 or later", allow_module_level=True)
 
-from support import PROJECT, mutate, solution  # noqa: E402
+from support import PROJECT, grade_portal_queue, mutate, solution  # noqa: E402
 
 from grader.submission.files import MAX_SOURCE_BYTES  # noqa: E402
 
@@ -37,13 +37,13 @@ def roster(tmp_path_factory):
 @pytest.fixture(autouse=True)
 def fresh(roster):
     from django.contrib.auth import get_user_model
-    from django.core.cache import cache
 
-    from grader.web.models import FirstSignIn, Submission, TaskPolicy
+    from grader.web.models import FailedSignIn, FirstSignIn, Submission, TaskPolicy, Worker
 
     Submission.objects.all().delete()
     TaskPolicy.objects.all().delete()
-    cache.clear()
+    FailedSignIn.objects.all().delete()
+    Worker.objects.all().delete()
     users = get_user_model().objects
     for name in ("ann", "ben", "teach"):  # these have chosen their password; "new" has not
         user = users.get(username=name)
@@ -83,16 +83,7 @@ def api_hand_in(user, task, text):
 
 
 def grade_all():
-    from dataclasses import replace
-
-    from grader.run.forkserver import best_runner
-    from grader.web import dispatcher
-
-    with best_runner() as runner:
-        context = replace(dispatcher.grading_context(runner), jobs=2)
-        while (claimed := dispatcher.claim()) is not None:
-            number, attempt = claimed
-            dispatcher.finish(number, attempt, dispatcher.grade_one(number, context))
+    grade_portal_queue()
 
 
 STUDENT_PAGES = ["/", "/tasks/nim_sum/", "/submissions/{n}/", "/submissions/{n}/file", "/submissions/{n}/report"]
@@ -262,12 +253,16 @@ def test_the_instructor_sees_the_class_regrades_and_exports():
 
 
 def test_the_queue_shows_what_could_not_be_graded():
-    from grader.web import dispatcher
+    from grader.web import queue
 
     number = api_hand_in("ann", "nim_sum", "print(0)")
-    _, attempt = dispatcher.claim()
-    assert f"#{number}" in signed_in("teach").get("/teach/queue/").content.decode()
-    dispatcher.finish(number, attempt, {"status": "error", "error": "the grader failed (OSError: disk full)"})
+    assert "None is running" in signed_in("teach").get("/teach/queue/").content.decode()
+    queue.say_alive("a-grader", 3, "this machine")
+    _, attempt = queue.claim("a-grader")
+    shown = signed_in("teach").get("/teach/queue/").content.decode()
+    graders = shown[shown.index("Graders (1)") : shown.index("Being graded")]
+    assert "3 at once" in graders and f"#{number}" in graders
+    queue.finish(number, attempt, {"status": "error", "error": "the grader failed (OSError: disk full)"})
     assert "disk full" in signed_in("teach").get("/teach/queue/").content.decode()
     shown = signed_in("ann").get(f"/submissions/{number}/").content.decode()
     assert "could not be graded" in shown and 'http-equiv="refresh"' not in shown

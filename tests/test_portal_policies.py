@@ -14,7 +14,7 @@ django = pytest.importorskip("django", reason="the portal needs the web extra (D
 if sys.version_info < (3, 10):
     pytest.skip("the portal needs Python 3.10 or later", allow_module_level=True)
 
-from support import PROJECT, mutate, solution  # noqa: E402
+from support import PROJECT, grade_portal_queue, mutate, solution  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -200,16 +200,7 @@ def test_the_forms_need_the_csrf_token():
 
 
 def grade_all():
-    from dataclasses import replace
-
-    from grader.run.forkserver import best_runner
-    from grader.web import dispatcher
-
-    with best_runner() as runner:
-        context = replace(dispatcher.grading_context(runner), jobs=2)
-        while (claimed := dispatcher.claim()) is not None:
-            number, attempt = claimed
-            dispatcher.finish(number, attempt, dispatcher.grade_one(number, context))
+    grade_portal_queue()
 
 
 def nim_sum_scores(text):

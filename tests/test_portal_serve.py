@@ -3,6 +3,7 @@ the database is the queue's truth, so a server killed with SIGKILL loses nothing
 
 from __future__ import annotations
 
+import http.cookiejar
 import json
 import os
 import re
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 
@@ -30,10 +32,10 @@ def grader(*args, **options):
     )
 
 
-def start(data):
+def start(data, *options):
     process = subprocess.Popen(
         # a trial on any machine; the refusal without every protection is tested on its own below
-        [sys.executable, "-m", "grader", "serve", "--data", str(data), "--port", "0", "--allow-unprotected"],
+        [sys.executable, "-m", "grader", "serve", "--data", str(data), "--port", "0", "--allow-unprotected", *options],
         cwd=PROJECT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -109,6 +111,48 @@ def test_a_server_killed_with_sigkill_loses_nothing_and_grades_everything(data_w
         assert all(s["verdict"] == "accepted" and s["score"] == s["max_score"] for s in states)
         _, listed = request(f"{url}/api/submissions", tokens["teach"])
         assert sorted(s["id"] for s in listed) == sorted(ids)  # none lost, none twice
+    finally:
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=60) == 0
+
+
+def sign_in(url, username, password, forwarded_for=None):
+    """The status of one sign-in through the page's form (its CSRF token included)."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    extra = {"X-Forwarded-For": forwarded_for} if forwarded_for else {}
+    with opener.open(urllib.request.Request(f"{url}/login/", headers=extra), timeout=30) as page:
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.read().decode()).group(1)
+    form = urllib.parse.urlencode({"username": username, "password": password, "csrfmiddlewaretoken": token})
+    posted = urllib.request.Request(f"{url}/login/", data=form.encode(), headers={**extra, "Referer": f"{url}/login/"})
+    try:
+        with opener.open(posted, timeout=30) as answer:
+            return answer.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def test_sign_in_limits_hold_across_a_restart_and_the_proxy_is_believed_alone(data_with_users):
+    data, _ = data_with_users
+    server, url = start(data, "--proxy", "127.0.0.1", "--allowed-host", "nim.example.edu")
+    try:
+        for name, status in (("nim.example.edu", 200), ("evil.example.com", 400)):
+            try:
+                with urllib.request.urlopen(urllib.request.Request(f"{url}/login/", headers={"Host": name})) as page:
+                    assert page.status == status
+            except urllib.error.HTTPError as error:
+                assert error.code == status
+        assert [sign_in(url, "ann", "wrong", "10.1.1.1") for _ in range(5)] == [200] * 5
+        assert sign_in(url, "teach", "wrong", "10.1.1.1") == 429  # that address is held back
+        assert sign_in(url, "teach", "wrong", "10.1.1.2") == 200  # another client behind the proxy is not
+    finally:
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=60) == 0
+    server, url = start(data)  # no proxy now: a forwarded address is nobody's word
+    try:
+        assert sign_in(url, "ann", "wrong", "10.9.9.9") == 429  # ann's failures outlived the restart
+        assert [sign_in(url, f"user{n}", "wrong", f"10.2.2.{n}") for n in range(5)] == [200] * 5
+        assert sign_in(url, "x", "wrong", "10.3.3.3") == 429  # five from 127.0.0.1, whatever the header said
     finally:
         server.send_signal(signal.SIGTERM)
         assert server.wait(timeout=60) == 0

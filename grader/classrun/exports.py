@@ -8,7 +8,8 @@ from __future__ import annotations
 import csv
 import io
 import re
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Optional, Sequence
 from xml.sax.saxutils import quoteattr
 
 from grader.marks import CaseTally, StudentMarks, plain_number
@@ -16,33 +17,62 @@ from grader.model import Task, TaskResult
 from grader.safe_text import for_terminal
 
 
-def gradescope(results: Sequence[TaskResult]) -> dict:
-    """The Gradescope autograder ``results.json`` document for one student's results.
+@dataclass(frozen=True)
+class GradescopeTest:
+    """One test of a Gradescope ``results.json``: a case of a task (or a task not handed in)."""
 
-    One test per case (``"task: case"``), its points when accepted, the message as output;
-    hidden cases are marked ``"visibility": "hidden"``. ``execution_time`` is the seconds the
-    student's programs ran. Only fields Gradescope documents are used (the total possible is the
-    sum of the tests' ``max_score``).
+    name: str
+    points: float
+    accepted: bool
+    output: str
+    hidden: bool = False
+    time_s: float = 0.0
+
+
+def gradescope_document(tests: Sequence[GradescopeTest], score: Optional[float] = None) -> dict:
+    """The Gradescope autograder ``results.json`` document of ``tests``.
+
+    Each test's points when accepted, its message as output; hidden ones are marked
+    ``"visibility": "hidden"``. ``execution_time`` is the seconds the student's programs ran.
+    Only fields Gradescope documents are used (the total possible is the sum of the tests'
+    ``max_score``). ``score``: the total, when it is not the sum of the accepted tests' points.
     """
-    tests = []
-    for task in results:
-        for case in task.cases:
-            points = task.points_of(case.case)
-            tests.append(
-                {
-                    "name": f"{task.task.id}: {case.case.name}",
-                    "score": plain_number(points if case.accepted else 0),
-                    "max_score": plain_number(points),
-                    "status": "passed" if case.accepted else "failed",
-                    "output": case.message or "Accepted.",
-                    "visibility": "hidden" if case.case.hidden else "visible",
-                }
-            )
+    total = sum(test.points for test in tests if test.accepted) if score is None else score
     return {
-        "score": plain_number(sum(t.score for t in results)),
-        "execution_time": round(sum(c.time_s for t in results for c in t.cases), 3),
-        "tests": tests,
+        "score": plain_number(total),
+        "execution_time": round(sum(test.time_s for test in tests), 3),
+        "tests": [
+            {
+                "name": test.name,
+                "score": plain_number(test.points if test.accepted else 0),
+                "max_score": plain_number(test.points),
+                "status": "passed" if test.accepted else "failed",
+                "output": test.output or "Accepted.",
+                "visibility": "hidden" if test.hidden else "visible",
+            }
+            for test in tests
+        ],
     }
+
+
+def gradescope(results: Sequence[TaskResult]) -> dict:
+    """The Gradescope ``results.json`` document for one student's results: a test per case
+    (``"task: case"``)."""
+    return gradescope_document(
+        [
+            GradescopeTest(
+                f"{task.task.id}: {case.case.name}",
+                task.points_of(case.case),
+                case.accepted,
+                case.message,
+                case.case.hidden,
+                case.time_s,
+            )
+            for task in results
+            for case in task.cases
+        ],
+        score=sum(task.score for task in results),
+    )
 
 
 # A spreadsheet reads a cell that starts with one of these as a formula (OWASP, "CSV Injection").

@@ -31,8 +31,28 @@ def add_parsers(commands) -> None:
     serve.add_argument(
         "--db", metavar="URL", help="a database URL (postgresql://user@host/name); default SQLite in DIR"
     )
-    serve.add_argument("--dask", metavar="ADDRESS", help="grade on a Dask cluster (not yet: graded on this machine)")
-    serve.add_argument("--workers", type=int, default=2, help="submissions graded at once (default: 2)")
+    serve.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="grade on the Dask cluster whose scheduler is at ADDRESS (its workers need the course folder "
+        "at the same path, never the database)",
+    )
+    serve.add_argument(
+        "--proxy",
+        metavar="ADDRESS",
+        help="the reverse proxy's address (e.g. 127.0.0.1): its X-Forwarded-For and X-Forwarded-Proto "
+        "name the client and the scheme (default: no proxy; those headers are ignored)",
+    )
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a name the site is reached by (e.g. nim.example.edu behind a proxy); repeat for more",
+    )
+    serve.add_argument(
+        "--workers", type=int, help="submissions graded at once (default: 2; with --dask, the cluster's threads)"
+    )
     serve.add_argument(
         "--allow-unprotected",
         action="store_true",
@@ -70,15 +90,24 @@ def _web():
 
 def serve_command(args) -> int:
     server = _web()
-    if args.dask:
-        raise UsageError("serve --dask is not available yet: serve grades on this machine (leave out --dask).")
     if not 0 <= args.port < 65536:
         raise UsageError(f"--port {args.port}: a port is a number from 1 to 65535 (0: any free port).")
-    if args.workers < 1:
+    if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers {args.workers}: at least 1.")
     course = course_folder(args.course)
     data = Path(args.data).resolve()
-    return server.serve(data, course.root, args.host, args.port, args.db, args.workers, args.allow_unprotected)
+    return server.serve(
+        data,
+        course.root,
+        args.host,
+        args.port,
+        args.db,
+        args.workers,
+        args.allow_unprotected,
+        dask=args.dask,
+        proxy=args.proxy,
+        names=tuple(args.allowed_host),
+    )
 
 
 def users_command(args) -> int:

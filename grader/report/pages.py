@@ -204,12 +204,21 @@ def write_html(results: Sequence[TaskResult], folder: Path, environment_note: st
     views = [task_view(r, page) for r, page in zip(results, page_names(results))]
     common = {"version": __version__, "environment_note": environment_note}
     for view in views:
-        html = env.get_template("task.html").render(view=view, **common)
-        _write_atomically(folder / view.page, html)
+        _write_atomically(folder / view.page, env.get_template("task.html").render(view=view, **common))
     ordered = sorted(views, key=lambda v: _urgency(v.result))
     index = folder / "index.html"
     _write_atomically(index, env.get_template("index.html").render(views=ordered, **common))
     return index
+
+
+def task_page(result: TaskResult, environment_note: str = "") -> str:
+    """The page ``write_html`` writes for one task's ``result``, as text (the portal serves it)."""
+    view = task_view(result, page_names([result])[0])
+    return (
+        _environment()
+        .get_template("task.html")
+        .render(view=view, version=__version__, environment_note=environment_note)
+    )
 
 
 def _write_atomically(path: Path, text: str) -> None:

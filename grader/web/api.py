@@ -15,6 +15,7 @@ from django.views.decorators.csrf import csrf_exempt
 from grader.classrun.exports import gradebook_csv
 from grader.web.class_marks import class_marks
 from grader.web.course_state import course_tasks
+from grader.web.gradescope_export import gradescope_zip
 from grader.web.handin import hand_in, read_upload
 from grader.web.handin import regrade as regrade_task
 from grader.web.models import DONE, QUEUED, ApiToken, Submission
@@ -77,6 +78,7 @@ def document(submission: Submission) -> dict:
         "score": submission.score if done else None,
         "max_score": submission.max_score if done else None,
         "cases": submission.results if done else None,
+        "notes": submission.notes if done else None,
         "report_url": f"/submissions/{submission.id}/report" if done else None,
     }
 
@@ -141,4 +143,16 @@ def gradebook(request):
     marks, _ = class_marks(list(tasks_by_id.values()))
     response = HttpResponse(gradebook_csv(marks, list(tasks_by_id.values())), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="gradebook.csv"'
+    return response
+
+
+@token_required
+def gradescope(request):
+    """Instructors: every student's Gradescope ``results.json``, in a zip (``USERNAME/results.json``)."""
+    if request.method != "GET":
+        return _error(405, "GET only")
+    if not request.user.is_staff:
+        return _error(403, "only instructors may export marks")
+    response = HttpResponse(gradescope_zip(list(course_tasks().values())), content_type="application/zip")
+    response["Content-Disposition"] = 'attachment; filename="gradescope.zip"'
     return response

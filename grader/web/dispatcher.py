@@ -1,63 +1,60 @@
-"""Grading what is handed in, with the database as the queue's truth.
+"""Grading what is handed in: threads that claim rows of the queue and grade them.
 
-A row owes grading while ``pending``. ``claim`` takes the oldest such row that no attempt holds,
-in one transaction (``attempt`` + 1, ``claimed_at`` now); ``finish`` writes a result only for the
-attempt that claimed it, and clears ``pending``. A claim that never finishes (the server was
-killed) is released by ``release_stale`` on every start and then periodically, so the row is
-graded again: nothing handed in is lost, and no result is written twice for one attempt.
-Grading itself is the grader's: the file is staged in a private folder and graded by
-``grade_file`` against the course's current cases, in the runner ``best_runner`` gives.
+In: a ``Grading`` backend (this machine's runner, or a Dask cluster: ``grading_backends``). Out:
+each claimed row's result written for the attempt that claimed it (``queue``). A row becomes the
+same unit of work ``grade`` makes for a student (``StudentWork``: the file's bytes and, for a task
+that imports other exercise files, the student's latest submission of each handed in before it),
+graded by the backend and turned into the task's report page and the fields the API shows.
+A unit whose grading was lost with its worker is queued again; a failure of the grader on one
+file is that row's error, and the queue goes on.
 """
 
 from __future__ import annotations
 
-import sys
-import tempfile
 import threading
-from dataclasses import replace
-from datetime import timedelta
-from pathlib import Path
-from typing import Optional, Tuple
+from typing import Optional
 
-from django.db import close_old_connections, transaction
-from django.utils import timezone
+from django.db import close_old_connections
 
-from grader.course.course_checkers import course_checkers
-from grader.grade.grading import GradingContext, grade_file
+from grader.classrun.grade_class import StudentWork
 from grader.model import TaskResult
 from grader.report import pages as report
-from grader.web.course_state import cases_fingerprint, course, course_tasks
-from grader.web.models import DONE, ERROR, QUEUED, RUNNING, Submission
-
-# A claim older than this with no result is taken to be lost (its server stopped) and released.
-STALE_AFTER = timedelta(minutes=10)
-
-
-def release_stale(older_than: Optional[timedelta] = STALE_AFTER) -> int:
-    """Release claims older than ``older_than`` (None: every claim, as on start); returns how many."""
-    with transaction.atomic():
-        held = Submission.objects.filter(pending=True, claimed_at__isnull=False)
-        if older_than is not None:
-            held = held.filter(claimed_at__lt=timezone.now() - older_than)
-        Submission.objects.filter(id__in=held.values("id"), status=RUNNING).update(status=QUEUED)
-        return held.update(claimed_at=None)
+from grader.web import queue
+from grader.web.course_state import cases_fingerprint, course_tasks
+from grader.web.grading_backends import Grading, WorkLost
+from grader.web.models import DONE, ERROR, Submission
 
 
-def claim() -> Optional[Tuple[int, int]]:
-    """(submission id, attempt) of the oldest unclaimed pending row, now claimed; None when none waits."""
-    with transaction.atomic():
-        row = Submission.objects.filter(pending=True, claimed_at__isnull=True).order_by("id").first()
-        if row is None:
-            return None
-        attempt = row.attempt + 1
-        status = RUNNING if row.status in (QUEUED, RUNNING) else row.status  # a regrade keeps its old result shown
-        taken = Submission.objects.filter(id=row.id, attempt=row.attempt, claimed_at__isnull=True).update(
-            attempt=attempt, claimed_at=timezone.now(), status=status
+def unit_of(row: Submission, tasks) -> Optional[StudentWork]:
+    """The unit of work that grades ``row``: its file, and the student's latest earlier submission
+    of each exercise file its task imports (so the same row is always graded with the same files);
+    None when its task is no longer part of the course."""
+    task = tasks.get(row.task)
+    if task is None:
+        return None
+    files = {f"{row.task}.py": bytes(row.data)}
+    not_yet = {}
+    for used in task.uses_files:
+        if used == row.task:
+            continue
+        earlier = (
+            Submission.objects.filter(student_id=row.student_id, task=used, id__lt=row.id)
+            .order_by("-id")
+            .values_list("data", flat=True)
+            .first()
         )
-        return (row.id, attempt) if taken else None
+        if earlier is not None:
+            files[f"{used}.py"] = bytes(earlier)
+        else:
+            not_yet[f"{used}.py"] = (
+                f"{row.task}.py imports your {used}.py, which you had not handed in before it: hand in "
+                f"{used}.py, then {row.task}.py again (each is graded with your latest {used}.py handed in before it)."
+            )
+    return StudentWork(student=row.student.username, tasks=(task,), files=files, known={}, refused=not_yet)
 
 
-def _result_fields(result: TaskResult) -> dict:
+def result_fields(result: TaskResult, page: str) -> dict:
+    """The row's fields for a graded ``result`` and its report ``page``."""
     cases = [
         {
             "name": case.case.name,
@@ -65,91 +62,109 @@ def _result_fields(result: TaskResult) -> dict:
             # a hidden case: its name, verdict and hint only (the message of a hidden case says no more)
             "message": case.message,
             "hidden": case.case.hidden,
+            "points": result.points_of(case.case),
+            "time_s": round(case.time_s, 3),
         }
         for case in result.cases
     ]
     return {
+        "status": DONE,
+        "report": page,
+        "cases": cases_fingerprint(result.task),
+        "error": "",
         "verdict": result.verdict.value,
         "score": result.score,
         "max_score": result.max_score,
         "results": cases,
+        "notes": list(result.notes),
     }
 
 
-def grade_one(number: int, context: GradingContext) -> dict:
-    """Grade submission ``number`` as it is stored: the fields of its result."""
-    row = Submission.objects.get(id=number)
-    tasks = course_tasks()
-    task = tasks.get(row.task)
-    if task is None:
+def grade_row(number: int, grading: Grading) -> dict:
+    """Grade submission ``number`` as it is stored: the fields of its result (``WorkLost`` when the
+    worker grading it was lost)."""
+    row = Submission.objects.select_related("student").get(id=number)
+    work = unit_of(row, course_tasks())
+    if work is None:
         return {"status": ERROR, "error": f"the task {row.task!r} is no longer part of the course"}
-    with tempfile.TemporaryDirectory(prefix="nim-grader-portal-") as folder:
-        path = Path(folder) / row.file_name
-        path.write_bytes(bytes(row.data))
-        result = grade_file(task, path, replace(context, task_ids=tuple(tasks)), row.file_name)
-        pages = Path(folder) / "report"
-        report.write_html([result], pages, "graded on the portal")
-        page = (pages / report.page_names([result])[0]).read_text(encoding="utf-8")
-    return {"status": DONE, "report": page, "cases": cases_fingerprint(task), "error": "", **_result_fields(result)}
+    (result,) = grading.grade(work)
+    return result_fields(result, report.task_page(result, "graded on the portal"))
 
 
-def finish(number: int, attempt: int, fields: dict) -> bool:
-    """Write a result for the attempt that claimed the row; False when another attempt holds it now."""
-    with transaction.atomic():
-        written = Submission.objects.filter(id=number, attempt=attempt, claimed_at__isnull=False).update(
-            pending=False, claimed_at=None, graded_at=timezone.now(), **fields
-        )
-    return written == 1
+# A unit lost with its worker this many times is the grader's failure, not queued again: a file
+# that takes its worker down every time would otherwise take the whole cluster down in turn.
+MAX_ATTEMPTS = 4
+
+
+def grade_claimed(number: int, attempt: int, grading: Grading) -> bool:
+    """Grade the row ``number`` that ``attempt`` claimed and write its result (or queue it again
+    when its worker was lost); False when another attempt took it over meanwhile."""
+    try:
+        fields = grade_row(number, grading)
+    except WorkLost as lost:
+        if attempt < MAX_ATTEMPTS:
+            return queue.give_back(number, attempt)
+        fields = {"status": ERROR, "error": f"its grading was lost with its worker {attempt} times ({lost})"}
+    except Exception as error:  # the grader's own fault on this file: recorded, the queue goes on
+        fields = {"status": ERROR, "error": f"the grader failed ({type(error).__name__}: {error})"}
+    return queue.finish(number, attempt, fields)
+
+
+def drain(grading: Grading, name: str = "") -> int:
+    """Claim and grade, one at a time, until nothing can be claimed; returns how many were graded."""
+    graded = 0
+    while (claimed := queue.claim(name)) is not None:
+        graded += grade_claimed(*claimed, grading)
+    return graded
 
 
 class Dispatcher:
-    """Threads that claim and grade pending submissions until ``stop`` is called."""
+    """Threads that claim and grade pending submissions until ``stop`` is called; one more says
+    every few seconds that this dispatcher is alive and releases the claims of those that stopped."""
 
-    def __init__(self, context: GradingContext, workers: int = 1, poll_s: float = 0.5) -> None:
-        self.context = context
+    def __init__(self, grading: Grading, workers: int = 1, poll_s: float = 0.5) -> None:
+        self.grading = grading
         self.workers = max(1, workers)
         self.poll_s = poll_s
+        self.name = queue.worker_name()
         self._stop = threading.Event()
         self._threads = []
 
     def start(self) -> None:
-        release_stale(None)  # nothing of ours runs yet: every claim is from a server that stopped
-        for number in range(self.workers):
-            thread = threading.Thread(target=self._work, name=f"portal-grader-{number}", daemon=True)
+        queue.say_alive(self.name, self.workers, self.grading.where)
+        queue.release_stale()  # claims of dispatchers that stopped, however abruptly
+        threads = [threading.Thread(target=self._heartbeat, name="portal-heartbeat", daemon=True)]
+        threads += [
+            threading.Thread(target=self._work, name=f"portal-grader-{number}", daemon=True)
+            for number in range(self.workers)
+        ]
+        for thread in threads:
             thread.start()
-            self._threads.append(thread)
+        self._threads = threads
+
+    def _heartbeat(self) -> None:
+        while not self._stop.wait(queue.HEARTBEAT_S):
+            try:
+                close_old_connections()
+                queue.say_alive(self.name, self.workers, self.grading.where)
+                queue.release_stale()
+            except Exception:  # a database that is busy or away a moment: said again next time
+                continue
 
     def _work(self) -> None:
-        checked_stale = timezone.now()
         while not self._stop.is_set():
             close_old_connections()
-            if timezone.now() - checked_stale > STALE_AFTER / 2:
-                release_stale()
-                checked_stale = timezone.now()
-            claimed = claim()
+            claimed = queue.claim(self.name)
             if claimed is None:
                 self._stop.wait(self.poll_s)
                 continue
-            number, attempt = claimed
-            try:
-                fields = grade_one(number, self.context)
-            except Exception as error:  # the grader's own fault on this file: recorded, the queue goes on
-                fields = {"status": ERROR, "error": f"the grader failed ({type(error).__name__}: {error})"}
-            finish(number, attempt, fields)
+            grade_claimed(*claimed, self.grading)
 
     def stop(self, timeout: float = 30.0) -> None:
         self._stop.set()
         for thread in self._threads:
             thread.join(timeout)
-
-
-def grading_context(runner) -> GradingContext:
-    """The context the portal grades with: the course's checkers, this interpreter, ``runner``."""
-    layout = course()
-    return GradingContext(
-        checkers=course_checkers(layout.root),
-        python=sys.executable,
-        runner=runner,
-        course=layout.root,
-        task_ids=layout.task_ids(),
-    )
+        try:
+            queue.say_stopped(self.name)
+        except Exception:  # the database is gone: the next start releases our claims
+            pass

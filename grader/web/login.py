@@ -1,8 +1,9 @@
 """Signing in and out, the first password change, and the headers every page is served with.
 
 In: requests. Out: Django's own auth views with the portal's templates, plus three rules:
-- failed sign-ins are counted per username and per address in Django's cache; after
-  ``MAX_FAILURES`` within ``WINDOW_S`` the sign-in page answers 429 and says when to try again;
+- failed sign-ins are counted per username and per address in the database (``FailedSignIn``:
+  every web process sees them, a restart forgets none); after ``MAX_FAILURES`` within
+  ``WINDOW_S`` the sign-in page answers 429 and says when to try again;
 - an account still on the one-time password ``users import`` printed (``FirstSignIn``) is led to
   the change-password page before any other page (``FirstPasswordMiddleware``);
 - every HTML answer carries a Content-Security-Policy (``PAGE_POLICY``: the portal's own pages
@@ -13,15 +14,15 @@ from __future__ import annotations
 
 import hashlib
 import math
-import time
+from datetime import timedelta
 
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
-from django.core.cache import cache
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
+from django.utils import timezone
 
-from grader.web.models import FirstSignIn
+from grader.web.models import FailedSignIn, FirstSignIn
 
 MAX_FAILURES = 5
 WINDOW_S = 300
@@ -32,29 +33,35 @@ PAGE_POLICY = (
 
 
 def _keys(request) -> list:
-    """Cache keys of the failures that count against this attempt: its username, its address."""
+    """Keys of the failures that count against this attempt: its username's and its address's
+    digests (the address is the client's; behind a reverse proxy, ``serve --proxy`` makes it so)."""
     username = request.POST.get("username", "").strip().lower()
     address = request.META.get("REMOTE_ADDR", "")
-    digest = hashlib.sha256(username.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    return [f"portal-login-user:{digest}", f"portal-login-addr:{address}"]
+    return [
+        "user:" + hashlib.sha256(username.encode("utf-8", "surrogatepass")).hexdigest()[:32],
+        "addr:" + hashlib.sha256(address.encode("utf-8", "surrogatepass")).hexdigest()[:32],
+    ]
 
 
 def _wait(keys) -> int:
     """Seconds until a sign-in may be tried again (0: now)."""
-    now = time.time()
+    now = timezone.now()
     waits = []
     for key in keys:
-        recent = [t for t in cache.get(key, []) if now - t < WINDOW_S]
+        recent = list(
+            FailedSignIn.objects.filter(key=key, at__gt=now - timedelta(seconds=WINDOW_S))
+            .order_by("-at")
+            .values_list("at", flat=True)[:MAX_FAILURES]
+        )
         if len(recent) >= MAX_FAILURES:
-            waits.append(recent[-MAX_FAILURES] + WINDOW_S - now)
+            waits.append((recent[-1] - now).total_seconds() + WINDOW_S)
     return max(1, math.ceil(max(waits))) if waits else 0
 
 
 def _failed(keys) -> None:
-    now = time.time()
-    for key in keys:
-        recent = [t for t in cache.get(key, []) if now - t < WINDOW_S]
-        cache.set(key, (recent + [now])[-MAX_FAILURES:], WINDOW_S)
+    now = timezone.now()
+    FailedSignIn.objects.bulk_create([FailedSignIn(key=key, at=now) for key in keys])
+    FailedSignIn.objects.filter(at__lt=now - timedelta(seconds=WINDOW_S)).delete()  # the table stays small
 
 
 class SignIn(auth_views.LoginView):

@@ -32,12 +32,14 @@ class Submission(models.Model):
     pending = models.BooleanField(default=True)
     attempt = models.PositiveIntegerField(default=0)  # how many times grading claimed it
     claimed_at = models.DateTimeField(null=True, blank=True)  # set while an attempt holds it
+    claimed_by = models.CharField(max_length=200, blank=True)  # the dispatcher (``Worker.name``) holding it
     graded_at = models.DateTimeField(null=True, blank=True)
     cases = models.CharField(max_length=64, blank=True)  # fingerprint of the case set graded against
     verdict = models.CharField(max_length=32, null=True, blank=True)
     score = models.FloatField(null=True, blank=True)
     max_score = models.FloatField(null=True, blank=True)
     results = models.JSONField(null=True, blank=True)  # [{"name", "verdict", "message", "hidden"}...]
+    notes = models.JSONField(default=list, blank=True)  # sentences on the file as a whole (the report's notes)
     report = models.TextField(blank=True)  # the task's page, as check writes it
     error = models.TextField(blank=True)
 
@@ -86,3 +88,22 @@ class FirstSignIn(models.Model):
     owner chooses a password of their own, every page leads to the change-password page."""
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="first_sign_in")
+
+
+class Worker(models.Model):
+    """A dispatcher that grades for the portal, as it last said it was alive (``seen_at``, every few
+    seconds while it runs): the queue page lists those seen lately, and what each is grading."""
+
+    name = models.CharField(max_length=200, unique=True)  # host, process id and start time
+    threads = models.PositiveIntegerField(default=1)  # submissions it grades at once
+    where = models.CharField(max_length=200, blank=True)  # this machine, or the Dask scheduler's address
+    started_at = models.DateTimeField()
+    seen_at = models.DateTimeField()
+
+
+class FailedSignIn(models.Model):
+    """One failed sign-in, counted against a username's and an address's digest (``login``): kept
+    in the database so that every web process sees it and a restart forgets none."""
+
+    key = models.CharField(max_length=80, db_index=True)
+    at = models.DateTimeField(db_index=True)

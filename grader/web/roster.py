@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,9 @@ from grader.errors import UsageError
 from grader.web.models import ApiToken, FirstSignIn
 
 ROLES = ("student", "instructor")
+# Django's own rule for usernames (its UnicodeUsernameValidator), checked here since accounts are
+# made directly: a username names a folder in the Gradescope zip and an address on the pages.
+_USERNAME = re.compile(r"[\w.@+-]{1,150}")
 MAX_ROSTER_BYTES = 4 * 1024 * 1024
 
 
@@ -54,6 +58,11 @@ def _rows(path: Path) -> List[dict]:
         clean = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items() if isinstance(v, str)}
         if not clean.get("username"):
             raise UsageError(f"{path}, line {line}: the username is empty.")
+        if not _USERNAME.fullmatch(clean["username"]) or set(clean["username"]) == {"."}:
+            raise UsageError(
+                f"{path}, line {line}: the username {clean['username']!r} may hold only letters, digits and "
+                "@ . + - _ (at most 150; not only dots): it names the student's folder in exports and pages."
+            )
         if clean.get("role", "").lower() not in ROLES:
             raise UsageError(f"{path}, line {line}: the role must be student or instructor, not {clean.get('role')!r}.")
         rows.append(clean)

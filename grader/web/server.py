@@ -25,6 +25,19 @@ def prepare(data: Path, course: Path, db_url: Optional[str] = None, hosts: tuple
     call_command("migrate", verbosity=0, interactive=False)
 
 
+def proxy_options(proxy: Optional[str]) -> dict:
+    """waitress's settings for a reverse proxy at ``proxy`` (None: no proxy; forwarded headers are
+    dropped, so nobody can claim another address to dodge the sign-in limits)."""
+    if not proxy:
+        return {"clear_untrusted_proxy_headers": True}
+    return {
+        "trusted_proxy": proxy,
+        "trusted_proxy_count": 1,
+        "trusted_proxy_headers": {"x-forwarded-for", "x-forwarded-proto"},
+        "clear_untrusted_proxy_headers": True,
+    }
+
+
 def unprotected_problem(protections, allowed: bool) -> Optional[str]:
     """Why the portal may not grade here, or None: without every protection of the sandbox, a
     student's program could read what the portal keeps (every submission, the secret key)."""
@@ -45,21 +58,29 @@ def serve(
     host: str,
     port: int,
     db_url: Optional[str],
-    workers: int,
+    workers: Optional[int],
     allow_unprotected: bool = False,
     stop=None,
+    dask: Optional[str] = None,
+    proxy: Optional[str] = None,
+    names: tuple = (),
 ) -> int:
-    """Serve until ``stop`` is set (or SIGTERM / Ctrl-C); returns the exit status."""
-    prepare(data, course, db_url, (host,))
+    """Serve until ``stop`` is set (or SIGTERM / Ctrl-C); returns the exit status. ``workers``:
+    submissions graded at once (None: 2 here, or as many as the Dask cluster's threads); ``proxy``:
+    the reverse proxy's address, whose X-Forwarded-For and -Proto are believed (from no one else);
+    ``names``: the names the site is reached by, besides ``host``."""
+    prepare(data, course, db_url, (host, *names))
     from django.core.wsgi import get_wsgi_application
     from waitress.server import create_server
 
     from grader.run.forkserver import best_runner
-    from grader.web.dispatcher import Dispatcher, grading_context
+    from grader.web.course_state import course
+    from grader.web.dispatcher import Dispatcher
+    from grader.web.grading_backends import backend, grading_context
 
     stop = stop or threading.Event()
     try:
-        server = create_server(get_wsgi_application(), host=host, port=port, threads=8)
+        server = create_server(get_wsgi_application(), host=host, port=port, threads=8, **proxy_options(proxy))
     except OSError as error:
         raise UsageError(
             f"cannot listen on {host}:{port} ({error.strerror or error}): is another server there?"
@@ -70,7 +91,10 @@ def serve(
         if problem:
             server.close()
             raise UsageError(problem)
-        dispatcher = Dispatcher(grading_context(runner), workers=workers)
+        grading = backend(dask, grading_context(runner, course()))
+        if workers is None:
+            workers = max(1, grading.threads()) if dask else 2
+        dispatcher = Dispatcher(grading, workers=workers)
         dispatcher.start()
         serving = threading.Thread(target=server.run, name="portal-http", daemon=True)
         serving.start()
@@ -87,4 +111,5 @@ def serve(
             signal.signal(signal.SIGTERM, previous)
             server.close()
             dispatcher.stop()
+            grading.close()
     return 0

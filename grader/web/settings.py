@@ -91,8 +91,6 @@ def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tup
             "grader.web.login.FirstPasswordMiddleware",
             "grader.web.login.PolicyMiddleware",
         ],
-        # failed sign-ins are counted here (login.py); one process serves the site, so memory is enough
-        CACHES={"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "portal"}},
         ROOT_URLCONF="grader.web.urls",
         DATABASES={"default": database(data, db_url)},
         TEMPLATES=[

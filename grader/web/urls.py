@@ -11,6 +11,7 @@ urlpatterns = [
     path("api/submissions", api.submissions),
     path("api/submissions/<int:number>", api.submission),
     path("api/gradebook.csv", api.gradebook),
+    path("api/gradescope.zip", api.gradescope),
     path("login/", login.SignIn.as_view(), name="login"),
     path("logout/", login.sign_out, name="logout"),
     path("password/", login.FirstPassword.as_view(), name="password_change"),
@@ -27,4 +28,5 @@ urlpatterns = [
     path("teach/tasks/<str:task_id>/limits", views_instructor.limits, name="limits"),
     path("teach/marks", views_instructor.marks, name="marks"),
     path("teach/gradebook.csv", views_instructor.gradebook, name="gradebook"),
+    path("teach/gradescope.zip", views_instructor.gradescope, name="gradescope"),
 ]

@@ -25,6 +25,7 @@ from grader.classrun.exports import gradebook_csv
 from grader.report.pages import class_html
 from grader.web.class_marks import class_marks, counted_in_words
 from grader.web.course_state import course_tasks
+from grader.web.gradescope_export import gradescope_zip
 from grader.web.handin import regrade as regrade_task
 from grader.web.models import ERROR, Submission
 from grader.web.pages import REPORT_POLICY
@@ -37,6 +38,7 @@ from grader.web.policies import (
     store_limits,
     store_marks_from,
 )
+from grader.web.queue import live_workers
 from grader.web.views_student import line
 
 
@@ -136,11 +138,18 @@ def student(request, username: str):
 
 @staff_required
 def queue(request):
-    """What waits for grading, what is being graded, and what the grader could not grade."""
+    """What waits for grading, what is being graded and by which dispatcher (those alive now), and
+    what the grader could not grade."""
     pending = list(_pending().order_by("id")[:500])
+    running = [row for row in pending if row.claimed_at is not None]
+    workers = [
+        {"worker": worker, "grading": [row for row in running if row.claimed_by == name]}
+        for name, worker in live_workers().items()
+    ]
     context = {
         "waiting": [row for row in pending if row.claimed_at is None],
-        "running": [row for row in pending if row.claimed_at is not None],
+        "running": running,
+        "workers": workers,
         "errors": list(
             Submission.objects.filter(status=ERROR)
             .select_related("student")
@@ -171,4 +180,12 @@ def gradebook(request):
     found, _ = class_marks(tasks)
     response = HttpResponse(gradebook_csv(found, tasks), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="gradebook.csv"'
+    return response
+
+
+@staff_required
+def gradescope(request):
+    """Every student's Gradescope ``results.json`` in a zip, from their latest (or best) graded work."""
+    response = HttpResponse(gradescope_zip(list(course_tasks().values())), content_type="application/zip")
+    response["Content-Disposition"] = 'attachment; filename="gradescope.zip"'
     return response
