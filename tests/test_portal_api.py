@@ -278,9 +278,11 @@ def test_a_game_is_graded_with_the_students_own_earlier_files(portal, portal_con
     _grade_all(portal_context)
     missing = call(portal, "get", f"/api/submissions/{alone}", "ann").json()
     assert missing["verdict"] != "accepted"
-    assert any(
-        "imports your ui.py, which you had not handed in before it: hand in ui.py" in n for n in missing["notes"]
+    assert missing["notes"][0] == (
+        "working_game.py imports your other exercise files and is graded with your latest make_move.py, "
+        "optimal_move.py, present_board.py and ui.py handed in before it: hand in those, then working_game.py again."
     )
+    assert "You had not handed in ui.py before this file. It was not used" in " ".join(missing["notes"])
     assert call(portal, "get", f"/api/submissions/{with_files}", "ann").json()["verdict"] == "accepted"
     Submission.objects.filter(id=with_files).update(pending=True)  # graded again: the same files, the same result
     _grade_all(portal_context)

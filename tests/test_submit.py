@@ -139,6 +139,9 @@ class FakePortal:
             "score": (9 if verdict == "accepted" else 7) if done else None,
             "max_score": 9 if done else None,
             "cases": cases,
+            "notes": (["nim_sum.py imports your ui.py \x1b[31m, hand it in."] if self.outcome == "wrong_answer" else [])
+            if done
+            else None,
             "report_url": f"/submissions/{number}/report/" if done else None,
         }
 
@@ -207,6 +210,7 @@ def test_wait_exits_1_and_names_the_first_case_not_accepted(portal, run, nim_sum
     assert code == 1
     # the case's name comes from the portal: its escape sequence is shown, never obeyed
     assert re.search(r"^nim_sum\s+wrong_answer\s+7/9\s+big board \\x1b\[2J$", out, re.M)
+    assert "\nnim_sum: nim_sum.py imports your ui.py \\x1b[31m, hand it in.\n" in out  # the notes, escaped
 
 
 def test_without_wait_prints_the_submission_and_its_url_and_does_not_wait(portal, run, nim_sum, tmp_path):

@@ -83,6 +83,7 @@ class SubmissionState:
     max_score: float = 0.0
     cases: Tuple[CaseState, ...] = ()
     report_url: str = ""
+    notes: Tuple[str, ...] = ()  # sentences on the file as a whole
 
 
 def portal_address(text: str) -> Portal:
@@ -231,8 +232,9 @@ class PortalClient:
         if not isinstance(cases, list) or not all(_is_case(c) for c in cases):
             raise self._junk("a finished submission whose cases are not name, verdict and message")
         shown = tuple(CaseState(c["name"], c["verdict"], c.get("message") or "") for c in cases)
+        notes = tuple(n for n in answer.get("notes") or () if isinstance(n, str))
         return SubmissionState(
-            state.id, task, "done", answer["verdict"], float(numbers[0]), float(numbers[1]), shown, report_url
+            state.id, task, "done", answer["verdict"], float(numbers[0]), float(numbers[1]), shown, report_url, notes
         )
 
     def _json(self, method: str, path: str, answers: Dict[int, str], body=None, content_type: str = "") -> Any:

@@ -217,7 +217,7 @@ def wait_for(
 
 
 def results_table(states: Sequence[SubmissionState]) -> str:
-    """``check``'s table from the portal's answers, then each task's report URL."""
+    """``check``'s table from the portal's answers, then the notes on each file and each task's report URL."""
     rows = []
     for state in states:
         if state.status != "done":
@@ -232,5 +232,6 @@ def results_table(states: Sequence[SubmissionState]) -> str:
                 for_terminal(failing.name) if failing else "",
             )
         )
+    notes = [f"{for_terminal(s.task)}: {for_terminal(note)}" for s in states for note in s.notes]
     reports = [f"Report ({for_terminal(s.task)}): {for_terminal(s.report_url)}" for s in states if s.report_url]
-    return "\n".join(table_lines(rows) + reports)
+    return "\n".join(table_lines(rows) + notes + reports)

@@ -46,10 +46,7 @@ def unit_of(row: Submission, tasks) -> Optional[StudentWork]:
         if earlier is not None:
             files[f"{used}.py"] = bytes(earlier)
         else:
-            not_yet[f"{used}.py"] = (
-                f"{row.task}.py imports your {used}.py, which you had not handed in before it: hand in "
-                f"{used}.py, then {row.task}.py again (each is graded with your latest {used}.py handed in before it)."
-            )
+            not_yet[f"{used}.py"] = f"You had not handed in {used}.py before this file."
     return StudentWork(student=row.student.username, tasks=(task,), files=files, known={}, refused=not_yet)
 
 
@@ -88,7 +85,16 @@ def grade_row(number: int, grading: Grading) -> dict:
     if work is None:
         return {"status": ERROR, "error": f"the task {row.task!r} is no longer part of the course"}
     (result,) = grading.grade(work)
-    return result_fields(result, report.task_page(result, "graded on the portal"))
+    fields = result_fields(result, report.task_page(result, "graded on the portal"))
+    if work.refused:
+        missing = sorted(work.refused)
+        listed = ", ".join(missing[:-1]) + " and " + missing[-1] if len(missing) > 1 else missing[0]
+        fields["notes"].insert(
+            0,
+            f"{row.task}.py imports your other exercise files and is graded with your latest {listed} handed in "
+            f"before it: hand in {'those' if len(missing) > 1 else 'it'}, then {row.task}.py again.",
+        )
+    return fields
 
 
 # A unit lost with its worker this many times is the grader's failure, not queued again: a file
