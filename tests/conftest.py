@@ -52,3 +52,25 @@ def grade(tmp_path, course, context):
         return grade_file(course[task_id], path, context)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def portal_database(request):
+    """The portal tests' database (``portal_database``): SQLite, or PostgreSQL when asked for."""
+    from portal_database import WANTED, PortalDatabase
+
+    return PortalDatabase(request.getfixturevalue("postgres") if WANTED == "postgresql" else None)
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A PostgreSQL server of the session's own, for the tests that compare both databases."""
+    from portal_database import PostgresServer
+
+    server = PostgresServer()
+    try:
+        if not server.start():
+            pytest.skip(server.problem)
+        yield server
+    finally:
+        server.stop()

@@ -20,10 +20,10 @@ from grader.submission.files import MAX_SOURCE_BYTES  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def portal(tmp_path_factory):
+def portal(tmp_path_factory, portal_database):
     from grader.web.server import prepare
 
-    prepare(tmp_path_factory.mktemp("portal-data"), PROJECT)
+    prepare(tmp_path_factory.mktemp("portal-data"), PROJECT, portal_database.url)
     from django.test import Client
 
     from grader.web import roster

@@ -25,14 +25,15 @@ GRADED_WITHIN_S = 120
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def site(tmp_path_factory, portal_database):
     """A portal with two students and two instructors, served and grading in its own process."""
+    db = portal_database.options()
     folder = tmp_path_factory.mktemp("portal")
     roster = folder / "roster.csv"
     roster.write_text("username,role\nann,student\nben,student\nteach,instructor\ntess,instructor\n")
     command = [sys.executable, "-m", "grader"]
     made = subprocess.run(
-        [*command, "users", "import", str(roster), "--data", str(folder / "data")],
+        [*command, "users", "import", str(roster), "--data", str(folder / "data"), *db],
         cwd=PROJECT,
         capture_output=True,
         text=True,
@@ -40,7 +41,7 @@ def site(tmp_path_factory):
     assert made.returncode == 0, made.stderr
     first = dict(re.findall(r"^(\S+): sign in the first time with the password (\S+) ", made.stdout, re.M))
     server = subprocess.Popen(
-        [*command, "serve", "--data", str(folder / "data"), "--port", "0", "--workers", "2"],
+        [*command, "serve", "--data", str(folder / "data"), *db, "--port", "0", "--workers", "2"],
         cwd=PROJECT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

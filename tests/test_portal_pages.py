@@ -22,10 +22,10 @@ PASSWORD = "a long enough password 1"
 
 
 @pytest.fixture(scope="module")
-def roster(tmp_path_factory):
+def roster(tmp_path_factory, portal_database):
     from grader.web.server import prepare
 
-    prepare(tmp_path_factory.mktemp("portal-data"), PROJECT)
+    prepare(tmp_path_factory.mktemp("portal-data"), PROJECT, portal_database.url)
     from grader.web import roster as accounts
 
     path = tmp_path_factory.mktemp("roster") / "roster.csv"

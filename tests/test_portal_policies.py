@@ -18,10 +18,10 @@ from support import PROJECT, grade_portal_queue, mutate, solution  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def tokens(tmp_path_factory):
+def tokens(tmp_path_factory, portal_database):
     from grader.web.server import prepare
 
-    prepare(tmp_path_factory.mktemp("portal-data"), PROJECT)
+    prepare(tmp_path_factory.mktemp("portal-data"), PROJECT, portal_database.url)
     from grader.web import roster as accounts
 
     path = tmp_path_factory.mktemp("roster") / "roster.csv"

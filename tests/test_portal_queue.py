@@ -16,13 +16,13 @@ from support import PROJECT  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def students(tmp_path_factory):
+def students(tmp_path_factory, portal_database):
     from grader.web.server import prepare
 
-    prepare(tmp_path_factory.mktemp("portal-data"), PROJECT)
+    prepare(tmp_path_factory.mktemp("portal-data"), PROJECT, portal_database.url)
     from django.contrib.auth import get_user_model
 
-    return {name: get_user_model().objects.get_or_create(username=name)[0] for name in ("ann", "ben", "cid")}
+    return {name: get_user_model().objects.get_or_create(username=name)[0] for name in ("q-ann", "q-ben", "q-cid")}
 
 
 @pytest.fixture(autouse=True)
@@ -56,8 +56,8 @@ def done(number, attempt):
 def test_a_flood_of_one_student_waits_behind_one_grading_of_anothers(students):
     from grader.web import queue
 
-    flood = queued(students["ann"], 10)
-    (other,) = queued(students["ben"])
+    flood = queued(students["q-ann"], 10)
+    (other,) = queued(students["q-ben"])
     first = queue.claim("one")
     assert first[0] == flood[0]
     assert queue.claim("two")[0] == other  # at most one of ann's at a time: ben's goes now
@@ -67,9 +67,9 @@ def test_a_flood_of_one_student_waits_behind_one_grading_of_anothers(students):
 def test_one_dispatcher_takes_turns_between_students(students):
     from grader.web import queue
 
-    flood = queued(students["ann"], 3)
-    (bens,) = queued(students["ben"])
-    (cids,) = queued(students["cid"])
+    flood = queued(students["q-ann"], 3)
+    (bens,) = queued(students["q-ben"])
+    (cids,) = queued(students["q-cid"])
     order = []
     while (claimed := queue.claim("only")) is not None:
         order.append(claimed[0])
@@ -81,10 +81,10 @@ def test_one_dispatcher_takes_turns_between_students(students):
 def test_a_student_served_longer_ago_goes_first(students):
     from grader.web import queue
 
-    (earlier,) = queued(students["ben"])
+    (earlier,) = queued(students["q-ben"])
     done(*queue.claim("only"))  # ben was just served
-    (bens,) = queued(students["ben"])
-    (anns,) = queued(students["ann"])  # handed in after ben's, never served
+    (bens,) = queued(students["q-ben"])
+    (anns,) = queued(students["q-ann"])  # handed in after ben's, never served
     assert queue.claim("only")[0] == anns and queue.claim("other")[0] == bens and earlier < bens
 
 
@@ -92,7 +92,7 @@ def test_the_claims_of_a_stopped_dispatcher_are_given_back_and_a_live_ones_kept(
     from grader.web import queue
     from grader.web.models import Submission
 
-    ann, ben = queued(students["ann"])[0], queued(students["ben"])[0]
+    ann, ben = queued(students["q-ann"])[0], queued(students["q-ben"])[0]
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead = f"{queue.worker_name().split(':')[0]}:{gone.stdout.strip()}:1"  # this machine, a process that ended
     alive = queue.worker_name()
@@ -110,7 +110,7 @@ def test_a_result_lost_with_its_worker_is_queued_again(students):
     from grader.web import queue
     from grader.web.models import Submission
 
-    (number,) = queued(students["ann"])
+    (number,) = queued(students["q-ann"])
     claimed = queue.claim("one")
     assert queue.give_back(*claimed)
     row = Submission.objects.get(id=number)

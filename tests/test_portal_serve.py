@@ -66,26 +66,29 @@ def hand_in(server, token, task, text):
 
 
 @pytest.fixture
-def data_with_users(tmp_path):
+def data_with_users(tmp_path, portal_database):
+    """A data folder with ann and teach, their tokens, and ``--db URL`` when the tests run on
+    PostgreSQL (a database of the test's own)."""
+    db = portal_database.options()
     data = tmp_path / "data"
     roster = tmp_path / "roster.csv"
     roster.write_text("username,role\nann,student\nteach,instructor\n")
-    made = grader("users", "import", str(roster), "--data", str(data))
+    made = grader("users", "import", str(roster), "--data", str(data), *db)
     assert made.returncode == 0, made.stderr
     assert re.search(r"^ann: sign in the first time with the password \S+ and change it at once\.$", made.stdout, re.M)
-    again = grader("users", "import", str(roster), "--data", str(data))
+    again = grader("users", "import", str(roster), "--data", str(data), *db)
     assert "0 accounts created, 2 updated." in again.stderr
-    tokens = grader("users", "token", "ann", "teach", "--data", str(data))
+    tokens = grader("users", "token", "ann", "teach", "--data", str(data), *db)
     assert tokens.returncode == 0, tokens.stderr
     pairs = dict(line.split() for line in tokens.stdout.splitlines())
     assert set(pairs) == {"ann", "teach"}
     assert oct(os.stat(data / "secret_key").st_mode & 0o777) == "0o600"
-    return data, pairs
+    return data, pairs, db
 
 
 def test_a_server_killed_with_sigkill_loses_nothing_and_grades_everything(data_with_users):
-    data, tokens = data_with_users
-    server, url = start(data)
+    data, tokens, db = data_with_users
+    server, url = start(data, *db)
     try:
         ids = []
         for number in range(SUBMISSIONS):
@@ -99,7 +102,7 @@ def test_a_server_killed_with_sigkill_loses_nothing_and_grades_everything(data_w
     finally:
         server.send_signal(signal.SIGKILL)
         server.wait()
-    server, url = start(data)
+    server, url = start(data, *db)
     try:
         deadline = time.monotonic() + 120
         while True:
@@ -133,8 +136,8 @@ def sign_in(url, username, password, forwarded_for=None):
 
 
 def test_sign_in_limits_hold_across_a_restart_and_the_proxy_is_believed_alone(data_with_users):
-    data, _ = data_with_users
-    server, url = start(data, "--proxy", "127.0.0.1", "--allowed-host", "nim.example.edu")
+    data, _, db = data_with_users
+    server, url = start(data, *db, "--proxy", "127.0.0.1", "--allowed-host", "nim.example.edu")
     try:
         for name, status in (("nim.example.edu", 200), ("evil.example.com", 400)):
             try:
@@ -148,7 +151,7 @@ def test_sign_in_limits_hold_across_a_restart_and_the_proxy_is_believed_alone(da
     finally:
         server.send_signal(signal.SIGTERM)
         assert server.wait(timeout=60) == 0
-    server, url = start(data)  # no proxy now: a forwarded address is nobody's word
+    server, url = start(data, *db)  # no proxy now: a forwarded address is nobody's word
     try:
         assert sign_in(url, "ann", "wrong", "10.9.9.9") == 429  # ann's failures outlived the restart
         assert [sign_in(url, f"user{n}", "wrong", f"10.2.2.{n}") for n in range(5)] == [200] * 5
@@ -159,8 +162,8 @@ def test_sign_in_limits_hold_across_a_restart_and_the_proxy_is_believed_alone(da
 
 
 def test_without_a_token_the_api_answers_401_and_health_200(data_with_users):
-    data, _ = data_with_users
-    server, url = start(data)
+    data, _, db = data_with_users
+    server, url = start(data, *db)
     try:
         with urllib.request.urlopen(f"{url}/healthz", timeout=10) as answer:
             assert json.loads(answer.read()) == {"ok": True}

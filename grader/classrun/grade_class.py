@@ -102,6 +102,8 @@ class WorkerSetup:
     jobs: int
     task_ids: Tuple[str, ...]
     shrink: bool = True
+    quick_feedback: bool = False  # after a file's second time-out, its other cases are not run (the portal)
+    not_run_advice: str = ""
     # What the machine that runs grade has (and its reports' header claims): a worker with less refuses.
     protections: Optional[Protections] = None
 
@@ -156,6 +158,8 @@ def grade_remote(setup: WorkerSetup, work: StudentWork) -> Tuple[TaskResult, ...
             course=course,
             task_ids=setup.task_ids,
             shrink=setup.shrink,
+            quick_feedback=setup.quick_feedback,
+            not_run_advice=setup.not_run_advice,
         )
         return grade_work(context, work)
 

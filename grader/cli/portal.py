@@ -1,4 +1,4 @@
-"""The portal's server-side commands: ``serve`` and ``users import`` / ``users token`` (``portal.md``).
+"""The portal's server-side commands: ``serve``, ``dispatch`` and ``users import`` / ``users token`` (``portal.md``).
 
 In: the parsed arguments. Out: the exit status (0 done, 2 could not). The portal needs the ``web``
 extra (Django, waitress; Python 3.10+): without it each command says how to install it.
@@ -16,27 +16,41 @@ from grader.errors import UsageError
 _INSTALL = "the portal needs the web extra: pip install -e '.[web]' (Python 3.10 or later)"
 
 
+def _common(parser) -> None:
+    """The options ``serve`` and ``dispatch`` share: where the portal's state is, and its grading."""
+    parser.add_argument("--data", required=True, metavar="DIR", help="the portal's folder (database, settings)")
+    parser.add_argument("--course", metavar="DIR", help="the course folder (default: this project)")
+    parser.add_argument(
+        "--db", metavar="URL", help="a database URL (postgresql://user@host/name); default SQLite in DIR"
+    )
+    parser.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="grade on the Dask cluster whose scheduler is at ADDRESS (its workers need the course folder "
+        "at the same path, never the database)",
+    )
+    parser.add_argument(
+        "--workers", type=int, help="submissions graded at once (default: 2; with --dask, the cluster's threads)"
+    )
+    parser.add_argument(
+        "--allow-unprotected",
+        action="store_true",
+        help="grade even where the sandbox lacks some of its protections (a trial: programs could read the data)",
+    )
+    parser.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+
+
 def add_parsers(commands) -> None:
-    """The ``serve`` and ``users`` commands, added to the command line's subparsers."""
+    """The ``serve``, ``dispatch`` and ``users`` commands, added to the command line's subparsers."""
     serve = commands.add_parser(
         "serve",
         help="run the submission portal: the website and its grading, on this machine",
         description="Serve the portal: students hand in, the grader grades in its sandbox, instructors "
         "watch. DIR holds everything it keeps; it is created on first start and migrated on later ones.",
     )
-    serve.add_argument("--data", required=True, metavar="DIR", help="the portal's folder (database, settings)")
-    serve.add_argument("--course", metavar="DIR", help="the course folder (default: this project)")
+    _common(serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on (default: 8000; 0: any free port)")
-    serve.add_argument(
-        "--db", metavar="URL", help="a database URL (postgresql://user@host/name); default SQLite in DIR"
-    )
-    serve.add_argument(
-        "--dask",
-        metavar="ADDRESS",
-        help="grade on the Dask cluster whose scheduler is at ADDRESS (its workers need the course folder "
-        "at the same path, never the database)",
-    )
     serve.add_argument(
         "--proxy",
         metavar="ADDRESS",
@@ -51,14 +65,18 @@ def add_parsers(commands) -> None:
         help="a name the site is reached by (e.g. nim.example.edu behind a proxy); repeat for more",
     )
     serve.add_argument(
-        "--workers", type=int, help="submissions graded at once (default: 2; with --dask, the cluster's threads)"
-    )
-    serve.add_argument(
-        "--allow-unprotected",
+        "--no-grading",
         action="store_true",
-        help="serve even where the sandbox lacks some of its protections (a trial: programs could read the data)",
+        help="serve the site only; python -m grader dispatch grades (one dispatcher for several web processes)",
     )
-    serve.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    dispatch = commands.add_parser(
+        "dispatch",
+        help="grade what is handed in to the portal, without serving the site",
+        description="Grade the portal's queue: the dispatcher of serve, alone, for a portal whose web "
+        "processes run apart (serve --no-grading, or grader.web.wsgi behind gunicorn). Several may run: "
+        "each submission's attempt is claimed in the database by one of them.",
+    )
+    _common(dispatch)
     users = commands.add_parser("users", help="the portal's accounts: import a roster, issue API tokens")
     actions = users.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
@@ -88,26 +106,39 @@ def _web():
     return server
 
 
-def serve_command(args) -> int:
+def _plan(args, **where):
     server = _web()
-    if not 0 <= args.port < 65536:
-        raise UsageError(f"--port {args.port}: a port is a number from 1 to 65535 (0: any free port).")
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers {args.workers}: at least 1.")
-    course = course_folder(args.course)
-    data = Path(args.data).resolve()
-    return server.serve(
-        data,
-        course.root,
-        args.host,
-        args.port,
-        args.db,
-        args.workers,
-        args.allow_unprotected,
+    plan = server.Plan(
+        data=Path(args.data).resolve(),
+        course=course_folder(args.course).root,
+        db_url=args.db,
+        workers=args.workers,
         dask=args.dask,
+        allow_unprotected=args.allow_unprotected,
+        **where,
+    )
+    return server, plan
+
+
+def serve_command(args) -> int:
+    if not 0 <= args.port < 65536:
+        raise UsageError(f"--port {args.port}: a port is a number from 1 to 65535 (0: any free port).")
+    server, plan = _plan(
+        args,
+        host=args.host,
+        port=args.port,
         proxy=args.proxy,
         names=tuple(args.allowed_host),
+        grading=not args.no_grading,
     )
+    return server.run(plan)
+
+
+def dispatch_command(args) -> int:
+    server, plan = _plan(args, web=False)
+    return server.run(plan)
 
 
 def users_command(args) -> int:

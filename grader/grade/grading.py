@@ -47,7 +47,8 @@ class GradingContext:
     task_ids: Tuple[str, ...] = ()  # every task of the course (for messages about imports)
     shrink: bool = True  # look for a smaller failing input when a generated case fails
     stop_when_random: bool = True  # a repeated case stops once it has seen min_distinct right answers
-    quick_feedback: bool = False  # check only: after two time-outs in a task, its other cases are not_run
+    quick_feedback: bool = False  # check and the portal: after two time-outs in a task, its other cases are not_run
+    not_run_advice: str = ""  # what those not_run cases advise (default: check's)
 
 
 def grade_file(
@@ -96,7 +97,7 @@ def grade_submission(
     if not data.strip():
         notes += ("Your file is empty: start from the exercise file, which has the main block the grader talks to.",)
     todo = [case for case in task.cases if case.name not in known]
-    gate = TimeoutGate(task.cases, known, context.quick_feedback)
+    gate = TimeoutGate(task.cases, known, context.quick_feedback, context.not_run_advice)
     with staged_program(task, data, companions, context.python) as program:
 
         def grade(case: Case) -> CaseResult:

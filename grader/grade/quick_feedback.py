@@ -28,8 +28,9 @@ class TimeoutGate:
     from the threads that grade the cases; ``kept`` and ``not_run`` once they are done.
     """
 
-    def __init__(self, cases: Sequence[Case], known: Mapping[str, CaseResult], active: bool) -> None:
+    def __init__(self, cases: Sequence[Case], known: Mapping[str, CaseResult], active: bool, advice: str = "") -> None:
         self._active = active
+        self._advice = advice
         self._names = [case.name for case in cases]
         self._order = {name: index for index, name in enumerate(self._names)}
         self._timed_out = {self._order[n] for n, r in known.items() if n in self._order and _timed_out(r)}
@@ -78,7 +79,7 @@ class TimeoutGate:
     def not_run(self, case: Case) -> CaseResult:
         """The ``not_run`` result of ``case``, a case after the second time-out."""
         first, second = (self._names[i] for i in sorted(self._timed_out)[:TIMEOUTS_BEFORE_NOT_RUN])
-        return CaseResult(case=case, verdict=Verdict.NOT_RUN, message=not_run_message(first, second))
+        return CaseResult(case=case, verdict=Verdict.NOT_RUN, message=not_run_message(first, second, self._advice))
 
     def _cut_index(self) -> Optional[int]:
         if not self._active or len(self._timed_out) < TIMEOUTS_BEFORE_NOT_RUN:
@@ -90,10 +91,15 @@ def _timed_out(result: CaseResult) -> bool:
     return result.verdict is Verdict.TIME_LIMIT_EXCEEDED
 
 
-def not_run_message(first: str, second: str) -> str:
-    """What a ``not_run`` case says, naming the two cases that ran out of time."""
+# What a not_run case advises after ``check``; the portal says its own (``GradingContext``).
+CHECK_ADVICE = "then check again; 'python -m grader check --all' runs every case."
+
+
+def not_run_message(first: str, second: str, advice: str = "") -> str:
+    """What a ``not_run`` case says, naming the two cases that ran out of time; ``advice`` ends it
+    (default: what to do after ``check``)."""
     return (
         f"Not run: your program ran out of time on '{first}' and on '{second}', so the rest of this task's "
         "cases were left out to give you feedback sooner. Fix the loop first (the messages of those two cases "
-        "say more), then check again; 'python -m grader check --all' runs every case."
+        f"say more), {advice or CHECK_ADVICE}"
     )

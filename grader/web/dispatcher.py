@@ -102,9 +102,9 @@ def grade_row(number: int, grading: Grading) -> dict:
 MAX_ATTEMPTS = 4
 
 
-def grade_claimed(number: int, attempt: int, grading: Grading) -> bool:
-    """Grade the row ``number`` that ``attempt`` claimed and write its result (or queue it again
-    when its worker was lost); False when another attempt took it over meanwhile."""
+def grade_claimed(number: int, attempt: int, grading: Grading, name: str = "") -> bool:
+    """Grade the row ``number`` that ``attempt`` of the dispatcher ``name`` claimed and write its
+    result (or queue it again when its worker was lost); False when another attempt took it over."""
     try:
         fields = grade_row(number, grading)
     except WorkLost as lost:
@@ -113,14 +113,14 @@ def grade_claimed(number: int, attempt: int, grading: Grading) -> bool:
         fields = {"status": ERROR, "error": f"its grading was lost with its worker {attempt} times ({lost})"}
     except Exception as error:  # the grader's own fault on this file: recorded, the queue goes on
         fields = {"status": ERROR, "error": f"the grader failed ({type(error).__name__}: {error})"}
-    return queue.finish(number, attempt, fields)
+    return queue.finish(number, attempt, fields, name)
 
 
 def drain(grading: Grading, name: str = "") -> int:
     """Claim and grade, one at a time, until nothing can be claimed; returns how many were graded."""
     graded = 0
     while (claimed := queue.claim(name)) is not None:
-        graded += grade_claimed(*claimed, grading)
+        graded += grade_claimed(*claimed, grading, name)
     return graded
 
 
@@ -164,7 +164,7 @@ class Dispatcher:
             if claimed is None:
                 self._stop.wait(self.poll_s)
                 continue
-            grade_claimed(*claimed, self.grading)
+            grade_claimed(*claimed, self.grading, self.name)
 
     def stop(self, timeout: float = 30.0) -> None:
         self._stop.set()

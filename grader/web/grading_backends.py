@@ -35,7 +35,9 @@ class Grading(Protocol):
 
 def grading_context(runner, course: Course) -> GradingContext:
     """The context the portal grades with: the course's checkers, this interpreter, ``runner``;
-    each submission's cases one at a time (the dispatcher grades ``--workers`` submissions at once)."""
+    each submission's cases one at a time (the dispatcher grades ``--workers`` submissions at once);
+    as ``check`` does, the cases after a file's second time-out are not run, so a looping file
+    holds a grader for two time limits, not for every case's."""
     return GradingContext(
         checkers=course_checkers(course.root),
         python=sys.executable,
@@ -43,6 +45,8 @@ def grading_context(runner, course: Course) -> GradingContext:
         case_jobs=1,
         course=course.root,
         task_ids=course.task_ids(),
+        quick_feedback=True,
+        not_run_advice="then hand the file in again.",
     )
 
 
@@ -79,6 +83,8 @@ class DaskGrading:
             python=context.python,
             jobs=1,
             task_ids=context.task_ids,
+            quick_feedback=context.quick_feedback,
+            not_run_advice=context.not_run_advice,
             protections=context.runner.protections(context.python),
         )
 

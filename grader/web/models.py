@@ -34,6 +34,7 @@ class Submission(models.Model):
     claimed_at = models.DateTimeField(null=True, blank=True)  # set while an attempt holds it
     claimed_by = models.CharField(max_length=200, blank=True)  # the dispatcher (``Worker.name``) holding it
     graded_at = models.DateTimeField(null=True, blank=True)
+    graded_by = models.CharField(max_length=200, blank=True)  # the dispatcher that wrote the result
     cases = models.CharField(max_length=64, blank=True)  # fingerprint of the case set graded against
     verdict = models.CharField(max_length=32, null=True, blank=True)
     score = models.FloatField(null=True, blank=True)

@@ -132,11 +132,12 @@ def claim(name: str = "") -> Optional[Tuple[int, int]]:
         return (row.id, attempt) if taken else None
 
 
-def finish(number: int, attempt: int, fields: dict) -> bool:
-    """Write a result for the attempt that claimed the row; False when another attempt holds it now."""
+def finish(number: int, attempt: int, fields: dict, name: str = "") -> bool:
+    """Write a result for the attempt that claimed the row (by the dispatcher ``name``); False when
+    another attempt holds it now."""
     with transaction.atomic():
         written = Submission.objects.filter(id=number, attempt=attempt, claimed_at__isnull=False).update(
-            pending=False, claimed_at=None, claimed_by="", graded_at=timezone.now(), **fields
+            pending=False, claimed_at=None, claimed_by="", graded_at=timezone.now(), graded_by=name, **fields
         )
     return written == 1
 

@@ -1,20 +1,43 @@
-"""``python -m grader serve``: the site and its grading in one process, for one machine.
+"""``python -m grader serve`` and ``dispatch``: the site, its grading, or both, in one process.
 
-In: the data folder (created, and its database made ready or migrated, on start), the course,
-where to listen. Out: a WSGI server (waitress: a pure-Python production server, threads, no
-native code) and the dispatcher's grading threads, until SIGTERM or Ctrl-C stops both cleanly.
+In: a ``Plan`` (the data folder, created and its database made ready or migrated on start; the
+course; where to listen; whether to serve the site, grade, or both; where grading runs). Out: a
+WSGI server (waitress: a pure-Python production server, threads, no native code) and/or the
+dispatcher's grading threads, until SIGTERM or Ctrl-C stops them cleanly. ``serve`` alone is the
+embedded default for one machine; ``serve --no-grading`` (or several web processes of a WSGI
+server, ``grader.web.wsgi``) with one ``dispatch`` splits them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 import threading
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 from grader.errors import UsageError
 from grader.web.settings import configure
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one process of the portal does, and with what."""
+
+    data: Path
+    course: Path
+    db_url: Optional[str] = None
+    web: bool = True  # serve the site
+    grading: bool = True  # grade what is handed in
+    host: str = "127.0.0.1"
+    port: int = 8000
+    proxy: Optional[str] = None  # the reverse proxy whose X-Forwarded-For and -Proto are believed
+    names: tuple = ()  # the names the site is reached by, besides ``host``
+    workers: Optional[int] = None  # submissions graded at once (None: 2, or the Dask cluster's threads)
+    dask: Optional[str] = None  # the Dask scheduler's address
+    allow_unprotected: bool = False
 
 
 def prepare(data: Path, course: Path, db_url: Optional[str] = None, hosts: tuple = ()) -> None:
@@ -52,55 +75,62 @@ def unprotected_problem(protections, allowed: bool) -> Optional[str]:
     )
 
 
-def serve(
-    data: Path,
-    course: Path,
-    host: str,
-    port: int,
-    db_url: Optional[str],
-    workers: Optional[int],
-    allow_unprotected: bool = False,
-    stop=None,
-    dask: Optional[str] = None,
-    proxy: Optional[str] = None,
-    names: tuple = (),
-) -> int:
-    """Serve until ``stop`` is set (or SIGTERM / Ctrl-C); returns the exit status. ``workers``:
-    submissions graded at once (None: 2 here, or as many as the Dask cluster's threads); ``proxy``:
-    the reverse proxy's address, whose X-Forwarded-For and -Proto are believed (from no one else);
-    ``names``: the names the site is reached by, besides ``host``."""
-    prepare(data, course, db_url, (host, *names))
+def _http_server(plan: Plan):
     from django.core.wsgi import get_wsgi_application
     from waitress.server import create_server
 
+    try:
+        return create_server(
+            get_wsgi_application(), host=plan.host, port=plan.port, threads=8, **proxy_options(plan.proxy)
+        )
+    except OSError as error:
+        raise UsageError(
+            f"cannot listen on {plan.host}:{plan.port} ({error.strerror or error}): is another server there?"
+        ) from None
+
+
+@contextlib.contextmanager
+def dispatching(plan: Plan) -> Iterator:
+    """The dispatcher grading for the portal while the block runs (here, or on Dask); refused
+    where the sandbox lacks a protection, unless the plan allows it."""
     from grader.run.forkserver import best_runner
     from grader.web.course_state import course
     from grader.web.dispatcher import Dispatcher
     from grader.web.grading_backends import backend, grading_context
 
-    stop = stop or threading.Event()
-    try:
-        server = create_server(get_wsgi_application(), host=host, port=port, threads=8, **proxy_options(proxy))
-    except OSError as error:
-        raise UsageError(
-            f"cannot listen on {host}:{port} ({error.strerror or error}): is another server there?"
-        ) from None
     with best_runner() as runner:
-        protections = runner.protections(sys.executable)
-        problem = unprotected_problem(protections, allow_unprotected)
+        problem = unprotected_problem(runner.protections(sys.executable), plan.allow_unprotected)
         if problem:
-            server.close()
             raise UsageError(problem)
-        grading = backend(dask, grading_context(runner, course()))
-        if workers is None:
-            workers = max(1, grading.threads()) if dask else 2
-        dispatcher = Dispatcher(grading, workers=workers)
-        dispatcher.start()
-        serving = threading.Thread(target=server.run, name="portal-http", daemon=True)
-        serving.start()
-        print(
-            f"Serving the portal on http://{host}:{server.effective_port}/ (data in {data}); Ctrl-C stops.", flush=True
-        )
+        grading = backend(plan.dask, grading_context(runner, course()))
+        try:
+            workers = plan.workers or (max(1, grading.threads()) if plan.dask else 2)
+            dispatcher = Dispatcher(grading, workers=workers)
+            dispatcher.start()
+            try:
+                yield dispatcher
+            finally:
+                dispatcher.stop()
+        finally:
+            grading.close()
+
+
+def run(plan: Plan, stop: Optional[threading.Event] = None) -> int:
+    """Serve and/or grade as ``plan`` says until ``stop`` is set (or SIGTERM / Ctrl-C); the exit status."""
+    prepare(plan.data, plan.course, plan.db_url, (plan.host, *plan.names))
+    stop = stop or threading.Event()
+    with contextlib.ExitStack() as stack:
+        server = _http_server(plan) if plan.web else None  # a port in use is said before anything starts
+        if server is not None:
+            stack.callback(server.close)
+        dispatcher = stack.enter_context(dispatching(plan)) if plan.grading else None
+        if server is not None:
+            threading.Thread(target=server.run, name="portal-http", daemon=True).start()
+            doing = f"Serving the portal on http://{plan.host}:{server.effective_port}/"
+            doing += "" if dispatcher else " (no grading here: run python -m grader dispatch)"
+        else:
+            doing = f"Grading for the portal ({dispatcher.workers} at once, {dispatcher.grading.where})"
+        print(f"{doing} (data in {plan.data}); Ctrl-C stops.", flush=True)
         previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
         try:
             while not stop.wait(0.5):
@@ -109,7 +139,4 @@ def serve(
             pass
         finally:
             signal.signal(signal.SIGTERM, previous)
-            server.close()
-            dispatcher.stop()
-            grading.close()
     return 0

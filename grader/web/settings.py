@@ -12,7 +12,7 @@ import os
 import secrets
 from pathlib import Path
 from typing import Optional
-from urllib.parse import unquote, urlparse
+from urllib.parse import parse_qs, unquote, urlparse
 
 from grader.errors import UsageError
 from grader.submission.files import MAX_SOURCE_BYTES
@@ -51,13 +51,23 @@ def database(data: Path, url: Optional[str]) -> dict:
     except ImportError:
         needed = "--db postgresql://...: the portal needs the psycopg driver: pip install 'psycopg[binary]'."
         raise UsageError(needed) from None
+    query = parse_qs(parsed.query)
+    name = unquote(parsed.path.lstrip("/"))
+    if not name:
+        raise UsageError(f"--db {url}: name the database after the host (postgresql://user@host/name).")
+    try:
+        port = parsed.port
+    except ValueError:
+        raise UsageError(f"--db {url}: the port is not a number.") from None
     return {
         "ENGINE": "django.db.backends.postgresql",
-        "NAME": parsed.path.lstrip("/"),
+        "NAME": name,
         "USER": unquote(parsed.username or ""),
         "PASSWORD": unquote(parsed.password or ""),
-        "HOST": parsed.hostname or "",
-        "PORT": str(parsed.port or ""),
+        # ?host=/run/postgresql: a Unix socket's folder, as libpq writes it
+        "HOST": query.get("host", [unquote(parsed.hostname or "")])[0],
+        "PORT": query.get("port", [str(port or "")])[0],
+        "CONN_HEALTH_CHECKS": True,
     }
 
 
