@@ -121,3 +121,15 @@ def test_two_web_processes_and_two_dispatchers_grade_each_attempt_once(database)
             process.send_signal(signal.SIGTERM)
         for process in dispatchers + web:
             process.wait(timeout=60)
+
+
+def test_forwarded_headers_are_believed_from_the_proxy_alone():
+    from grader.web.forwarded import ForwardedBy
+
+    seen = []
+    app = ForwardedBy(lambda environ, _: seen.append((environ["REMOTE_ADDR"], environ["wsgi.url_scheme"])), "10.0.0.1")
+    forwarded = {"HTTP_X_FORWARDED_FOR": "6.6.6.6, 192.0.2.7", "HTTP_X_FORWARDED_PROTO": "https"}
+    app({"REMOTE_ADDR": "10.0.0.1", "wsgi.url_scheme": "http", **forwarded}, None)
+    app({"REMOTE_ADDR": "192.0.2.99", "wsgi.url_scheme": "http", **forwarded}, None)
+    # the proxy's own entry (the last) names the client; a student's own header names nobody
+    assert seen == [("192.0.2.7", "https"), ("192.0.2.99", "http")]

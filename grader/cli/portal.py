@@ -30,7 +30,9 @@ def _common(parser) -> None:
         "at the same path, never the database)",
     )
     parser.add_argument(
-        "--workers", type=int, help="submissions graded at once (default: 2; with --dask, the cluster's threads)"
+        "--workers",
+        type=int,
+        help="submissions graded at once (default: twice the cores; with --dask, the cluster's threads)",
     )
     parser.add_argument(
         "--allow-unprotected",

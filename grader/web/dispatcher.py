@@ -12,26 +12,23 @@ file is that row's error, and the queue goes on.
 from __future__ import annotations
 
 import threading
-from typing import Optional
 
-from django.db import close_old_connections
+from django.db import close_old_connections, transaction
+from django.db.models.signals import post_save
 
 from grader.classrun.grade_class import StudentWork
-from grader.model import TaskResult
+from grader.model import Task, TaskResult
 from grader.report import pages as report
 from grader.web import queue
-from grader.web.course_state import cases_fingerprint, course_tasks
+from grader.web.course_state import course_tasks
 from grader.web.grading_backends import Grading, WorkLost
 from grader.web.models import DONE, ERROR, Submission
 
 
-def unit_of(row: Submission, tasks) -> Optional[StudentWork]:
-    """The unit of work that grades ``row``: its file, and the student's latest earlier submission
-    of each exercise file its task imports (so the same row is always graded with the same files);
-    None when its task is no longer part of the course."""
-    task = tasks.get(row.task)
-    if task is None:
-        return None
+def unit_of(row: Submission, task: Task) -> StudentWork:
+    """The unit of work that grades ``row`` against ``task``: its file, and the student's latest
+    earlier submission of each exercise file the task imports (so the same row is always graded
+    with the same files)."""
     files = {f"{row.task}.py": bytes(row.data)}
     not_yet = {}
     for used in task.uses_files:
@@ -50,8 +47,8 @@ def unit_of(row: Submission, tasks) -> Optional[StudentWork]:
     return StudentWork(student=row.student.username, tasks=(task,), files=files, known={}, refused=not_yet)
 
 
-def result_fields(result: TaskResult, page: str) -> dict:
-    """The row's fields for a graded ``result`` and its report ``page``."""
+def result_fields(result: TaskResult, page: str, fingerprint: str) -> dict:
+    """The row's fields for a graded ``result``, its report ``page`` and its case set's ``fingerprint``."""
     cases = [
         {
             "name": case.case.name,
@@ -67,7 +64,7 @@ def result_fields(result: TaskResult, page: str) -> dict:
     return {
         "status": DONE,
         "report": page,
-        "cases": cases_fingerprint(result.task),
+        "cases": fingerprint,
         "error": "",
         "verdict": result.verdict.value,
         "score": result.score,
@@ -81,11 +78,13 @@ def grade_row(number: int, grading: Grading) -> dict:
     """Grade submission ``number`` as it is stored: the fields of its result (``WorkLost`` when the
     worker grading it was lost)."""
     row = Submission.objects.select_related("student").get(id=number)
-    work = unit_of(row, course_tasks())
-    if work is None:
+    found = grading.answered.get(course_tasks(), row.task)
+    if found is None:
         return {"status": ERROR, "error": f"the task {row.task!r} is no longer part of the course"}
+    task, fingerprint = found
+    work = unit_of(row, task)
     (result,) = grading.grade(work)
-    fields = result_fields(result, report.task_page(result, "graded on the portal"))
+    fields = result_fields(result, report.task_page(result, "graded on the portal"), fingerprint)
     if work.refused:
         missing = sorted(work.refused)
         listed = ", ".join(missing[:-1]) + " and " + missing[-1] if len(missing) > 1 else missing[0]
@@ -134,9 +133,17 @@ class Dispatcher:
         self.poll_s = poll_s
         self.name = queue.worker_name()
         self._stop = threading.Event()
+        self._wake = threading.Event()  # set when this process writes a new submission
         self._threads = []
 
+    def _handed_in(self, sender, created=False, **_) -> None:
+        if created:  # once the row is there for every connection to see
+            transaction.on_commit(self._wake.set)
+
     def start(self) -> None:
+        # A hand-in through this process's own site wakes the graders at once; anything else
+        # (another web process, a regrade) is found by polling every ``poll_s``.
+        post_save.connect(self._handed_in, sender=Submission, weak=False, dispatch_uid=self.name)
         queue.say_alive(self.name, self.workers, self.grading.where)
         queue.release_stale()  # claims of dispatchers that stopped, however abruptly
         threads = [threading.Thread(target=self._heartbeat, name="portal-heartbeat", daemon=True)]
@@ -162,12 +169,15 @@ class Dispatcher:
             close_old_connections()
             claimed = queue.claim(self.name)
             if claimed is None:
-                self._stop.wait(self.poll_s)
+                self._wake.wait(self.poll_s)
+                self._wake.clear()
                 continue
             grade_claimed(*claimed, self.grading, self.name)
 
     def stop(self, timeout: float = 30.0) -> None:
+        post_save.disconnect(dispatch_uid=self.name, sender=Submission)
         self._stop.set()
+        self._wake.set()
         for thread in self._threads:
             thread.join(timeout)
         try:

@@ -11,14 +11,17 @@ it again rather than calling it the student's result.
 from __future__ import annotations
 
 import sys
-from typing import Optional, Protocol, Tuple
+import threading
+from typing import Dict, Mapping, Optional, Protocol, Tuple
 
 from grader.classrun.grade_class import StudentWork, WorkerSetup, grade_remote, grade_work
+from grader.course import reference
 from grader.course.course_checkers import course_checkers
 from grader.course.layout import Course
 from grader.errors import UsageError
 from grader.grade.grading import GradingContext
-from grader.model import TaskResult
+from grader.model import Task, TaskResult
+from grader.web.course_state import cases_fingerprint
 
 
 class WorkLost(Exception):
@@ -27,6 +30,7 @@ class WorkLost(Exception):
 
 class Grading(Protocol):
     where: str  # shown on the queue page: "this machine" or the scheduler's address
+    answered: AnsweredTasks
 
     def grade(self, work: StudentWork) -> Tuple[TaskResult, ...]: ...
 
@@ -50,6 +54,31 @@ def grading_context(runner, course: Course) -> GradingContext:
     )
 
 
+class AnsweredTasks:
+    """The course's tasks with their generated cases answered by the reference solution, once per
+    task and per load of the course (``course_state.course_tasks`` gives a new mapping when a case
+    file changes), with each one's case-set fingerprint. Answered here, where the course is: a
+    Dask worker gets the answers with the unit and never runs the reference solution."""
+
+    def __init__(self, context: GradingContext) -> None:
+        self.context = context
+        self._lock = threading.Lock()
+        self._source: Optional[Mapping[str, Task]] = None
+        self._done: Dict[str, Tuple[Task, str]] = {}
+
+    def get(self, tasks: Mapping[str, Task], task_id: str) -> Optional[Tuple[Task, str]]:
+        """(the task answered, its fingerprint), or None when the course has no such task."""
+        if task_id not in tasks:
+            return None
+        with self._lock:
+            if self._source is not tasks:
+                self._source, self._done = tasks, {}
+            if task_id not in self._done:
+                task = tasks[task_id]
+                self._done[task_id] = (reference.with_answers(task, self.context), cases_fingerprint(task))
+            return self._done[task_id]
+
+
 class LocalGrading:
     """Grading on this machine with one runner (its fork server) shared by the dispatcher's threads."""
 
@@ -57,6 +86,7 @@ class LocalGrading:
 
     def __init__(self, context: GradingContext) -> None:
         self.context = context
+        self.answered = AnsweredTasks(context)
 
     def grade(self, work: StudentWork) -> Tuple[TaskResult, ...]:
         return grade_work(self.context, work)
@@ -78,6 +108,7 @@ class DaskGrading:
         except OSError as error:
             raise UsageError(f"--dask {address}: cannot reach the Dask scheduler ({error}).") from None
         self.where = f"Dask at {address}"
+        self.answered = AnsweredTasks(context)
         self.setup = WorkerSetup(
             course=str(context.course),
             python=context.python,

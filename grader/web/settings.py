@@ -19,6 +19,9 @@ from grader.submission.files import MAX_SOURCE_BYTES
 
 SECRET_FILE = "secret_key"
 DATABASE_FILE = "portal.sqlite3"
+# A web thread or a grader keeps its database connection this long: a new PostgreSQL connection
+# per request costs a server process (a burst of uploads would spend its CPU on them).
+KEEP_CONNECTIONS_S = 300
 
 
 def _secret_key(data: Path) -> str:
@@ -42,6 +45,8 @@ def database(data: Path, url: Optional[str]) -> dict:
             "NAME": str(data / DATABASE_FILE),
             # one writer at a time from the start of a transaction: a claim never races another
             "OPTIONS": {"transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;", "timeout": 30},
+            "CONN_MAX_AGE": KEEP_CONNECTIONS_S,
+            "CONN_HEALTH_CHECKS": True,
         }
     parsed = urlparse(url)
     if parsed.scheme not in ("postgresql", "postgres"):
@@ -67,6 +72,7 @@ def database(data: Path, url: Optional[str]) -> dict:
         # ?host=/run/postgresql: a Unix socket's folder, as libpq writes it
         "HOST": query.get("host", [unquote(parsed.hostname or "")])[0],
         "PORT": query.get("port", [str(port or "")])[0],
+        "CONN_MAX_AGE": KEEP_CONNECTIONS_S,
         "CONN_HEALTH_CHECKS": True,
     }
 

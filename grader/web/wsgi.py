@@ -4,9 +4,11 @@
 In: the environment: ``NIM_GRADER_DATA`` (the data folder: its secret key; the SQLite database
 unless ``NIM_GRADER_DB`` names another), ``NIM_GRADER_COURSE`` (default: this project),
 ``NIM_GRADER_ALLOWED_HOSTS`` (the site's names, comma-separated), ``NIM_GRADER_HTTPS=1`` behind a
-proxy with TLS. Out: ``application``. It never migrates (several processes would race to): the
-database must be made ready first by ``dispatch``, ``serve`` or ``users import``, and a process
-started before that says so.
+proxy with TLS, ``NIM_GRADER_PROXY`` (the reverse proxy's address: its ``X-Forwarded-For`` and
+``X-Forwarded-Proto`` are believed, as ``serve --proxy`` does; from anyone else they are dropped,
+so the sign-in limits count each student's own address). Out: ``application``. It never
+migrates (several processes would race to): the database must be made ready first by
+``dispatch``, ``serve`` or ``users import``, and a process started before that says so.
 
     NIM_GRADER_DATA=/srv/nim-portal gunicorn -w 4 -b 127.0.0.1:8000 grader.web.wsgi:application
 """
@@ -18,6 +20,7 @@ from pathlib import Path
 
 from grader.course.layout import Course
 from grader.errors import UsageError
+from grader.web.forwarded import ForwardedBy
 from grader.web.settings import configure
 
 
@@ -40,7 +43,7 @@ def _application():
             "which makes it ready, before the web processes."
         )
     connection.close()  # each web process opens its own
-    return get_wsgi_application()
+    return ForwardedBy(get_wsgi_application(), os.environ.get("NIM_GRADER_PROXY", "").strip())
 
 
 application = _application()
