@@ -41,6 +41,7 @@ sys.path[:0] = [str(PROJECT), str(PROJECT / "tests")]
 
 from grader.authoring.known_wrong import read_wrong_solution  # noqa: E402
 from grader.model import Verdict  # noqa: E402
+from grader.web.server import default_workers  # noqa: E402
 
 TASKS = ("exclusive_or", "bin_num", "bitwise_xor", "nim_sum", "make_move", "optimal_move", "ui", "present_board")
 LOOPING = "while True:\n    pass\n"
@@ -140,7 +141,7 @@ def burst(db_name: str, db_url: str, args) -> None:
     grader("users", "import", str(folder / "roster.csv"), "--data", str(data), *options)
     tokens = dict(line.split() for line in grader("users", "token", *names, "--data", str(data), *options).splitlines())
     command = [*args.prefix.split(), sys.executable, "-m", "grader", "serve", "--data", str(data), *options]
-    command += ["--port", "0", "--workers", str(args.workers)]
+    command += ["--port", "0", *(["--workers", str(args.workers)] if args.workers else [])]
     server = subprocess.Popen(command, cwd=PROJECT, stdout=subprocess.PIPE, text=True)
     url = re.search(r"http://127\.0\.0\.1:\d+", server.stdout.readline()).group(0)
     rows = Rows(data, db_url)
@@ -176,7 +177,8 @@ def burst(db_name: str, db_url: str, args) -> None:
     last = max(graded[n][3] for n in graded)
     base = statistics.median(alone)
     p95 = percentile(correct, 0.95)
-    print(f"== {db_name}: {len(mix)} students within {args.window:g} s, --workers {args.workers} ==")
+    workers = args.workers or f"{default_workers()} (serve's default)"
+    print(f"== {db_name}: {len(mix)} students within {args.window:g} s, --workers {workers} ==")
     print(f"handed in {len(sent)}, graded {len(graded)}, lost {len(mix) - len(graded)}, "
           f"graded more than once {sum(1 for n in graded if graded[n][2] != 1)}, "
           f"correct ones not accepted {len(wrongly)}")  # fmt: skip
@@ -196,7 +198,7 @@ def main() -> None:
     parser.add_argument("--students", type=int, default=300)
     parser.add_argument("--window", type=float, default=60.0)
     parser.add_argument("--loops", type=int, default=5)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, help="serve's --workers (default: serve's own, twice the cores)")
     parser.add_argument("--db", choices=("sqlite", "postgresql", "both"), default="both")
     parser.add_argument(
         "--prefix", default="", help="a command to start serve under, e.g. 'py-spy record -f raw -o serve.txt --'"
