@@ -287,3 +287,20 @@ def test_a_game_is_graded_with_the_students_own_earlier_files(portal, portal_con
     Submission.objects.filter(id=with_files).update(pending=True)  # graded again: the same files, the same result
     _grade_all(portal_context)
     assert Submission.objects.get(id=with_files).verdict == "accepted"
+
+
+def test_a_forgotten_password_is_replaced_and_the_work_stays(portal):
+    from django.contrib.auth import authenticate
+
+    from grader.errors import UsageError
+    from grader.web import roster
+    from grader.web.models import FirstSignIn, Submission
+
+    number = hand_in(portal, "ben", "nim_sum", "print(0)").json()["id"]
+    ((name, password),) = roster.new_passwords(["ben"])
+    assert name == "ben" and authenticate(username="ben", password=password) is not None
+    assert FirstSignIn.objects.filter(user__username="ben").exists()  # the next sign-in asks for their own
+    assert Submission.objects.filter(id=number, student__username="ben").exists()
+    with pytest.raises(UsageError, match="no such user: nobody"):
+        roster.new_passwords(["nobody"])
+    FirstSignIn.objects.filter(user__username="ben").delete()

@@ -79,14 +79,20 @@ def add_parsers(commands) -> None:
         "each submission's attempt is claimed in the database by one of them.",
     )
     _common(dispatch)
-    users = commands.add_parser("users", help="the portal's accounts: import a roster, issue API tokens")
+    users = commands.add_parser(
+        "users", help="the portal's accounts: import a roster, issue API tokens and one-time passwords"
+    )
     actions = users.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
     roster = actions.add_parser("import", help="create or update the accounts of a class from ROSTER.csv")
     roster.add_argument("roster", metavar="ROSTER.csv", help="header row with username and role (student/instructor)")
     token = actions.add_parser("token", help="print a new API token for each user named")
     token.add_argument("usernames", nargs="+", metavar="USERNAME")
-    for action in (roster, token):
+    password = actions.add_parser(
+        "password", help="print a new one-time password for each user named (a forgotten password; work stays)"
+    )
+    password.add_argument("usernames", nargs="+", metavar="USERNAME")
+    for action in (roster, token, password):
         action.add_argument("--data", required=True, metavar="DIR", help="the portal's folder")
         action.add_argument("--db", metavar="URL", help="a database URL (default: SQLite in DIR)")
         action.add_argument("--course", metavar="DIR", help=argparse.SUPPRESS)
@@ -153,6 +159,10 @@ def users_command(args) -> int:
         for username, password in outcome.created:
             print(f"{username}: sign in the first time with the password {password} and change it at once.")
         print(f"{len(outcome.created)} accounts created, {len(outcome.updated)} updated.", file=sys.stderr)
+        return 0
+    if args.action == "password":
+        for username, password in roster.new_passwords(args.usernames):
+            print(f"{username}: sign in with the password {password} and change it at once.")
         return 0
     for username, token in roster.new_tokens(args.usernames):
         print(f"{username} {token}")

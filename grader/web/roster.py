@@ -94,13 +94,33 @@ def import_roster(path: Path) -> RosterOutcome:
     return RosterOutcome(tuple(created), tuple(updated))
 
 
-def new_tokens(usernames: Sequence[str]) -> List[Tuple[str, str]]:
-    """A new API token for each user named (the previous one stops working): (username, token)."""
-    users = get_user_model()
-    found = {u.username: u for u in users.objects.filter(username__in=list(usernames))}
+def _users(usernames: Sequence[str]) -> dict:
+    """The accounts named, by username; ``UsageError`` naming those that do not exist."""
+    found = {u.username: u for u in get_user_model().objects.filter(username__in=list(usernames))}
     unknown = [name for name in usernames if name not in found]
     if unknown:
         raise UsageError(f"no such user: {', '.join(unknown)} (import the roster first: python -m grader users import)")
+    return found
+
+
+def new_passwords(usernames: Sequence[str]) -> List[Tuple[str, str]]:
+    """A new one-time password for each user named (one who forgot theirs; their work stays):
+    (username, password). Each leads to the password change at the next sign-in, as a first one."""
+    found = _users(usernames)
+    issued = []
+    with transaction.atomic():
+        for name in usernames:
+            password = secrets.token_urlsafe(9)
+            found[name].set_password(password)
+            found[name].save()
+            FirstSignIn.objects.get_or_create(user=found[name])
+            issued.append((name, password))
+    return issued
+
+
+def new_tokens(usernames: Sequence[str]) -> List[Tuple[str, str]]:
+    """A new API token for each user named (the previous one stops working): (username, token)."""
+    found = _users(usernames)
     issued = []
     with transaction.atomic():
         for name in usernames:
