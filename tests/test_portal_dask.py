@@ -30,6 +30,14 @@ def student(tmp_path_factory, portal_database):
     return get_user_model().objects.get_or_create(username="dask-ann")[0]
 
 
+@pytest.fixture(autouse=True)
+def empty_queue(student):
+    """Nothing left by another module's tests in the queue (the database is the process's)."""
+    from grader.web.models import Submission
+
+    Submission.objects.all().delete()
+
+
 @pytest.fixture(scope="module")
 def cluster():
     # No retries of its own: a unit whose worker dies comes back to the dispatcher as lost, which
