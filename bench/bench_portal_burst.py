@@ -32,7 +32,6 @@ import tempfile
 import threading
 import time
 import urllib.request
-import uuid
 from datetime import datetime
 from pathlib import Path
 
@@ -40,6 +39,7 @@ PROJECT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(PROJECT), str(PROJECT / "tests")]
 
 from grader.authoring.known_wrong import read_wrong_solution  # noqa: E402
+from grader.cli.portal_client import multipart  # noqa: E402
 from grader.model import Verdict  # noqa: E402
 from grader.web.server import default_workers  # noqa: E402
 
@@ -84,13 +84,8 @@ def the_mix(students: int, loops: int, window: float, seed: int = 7) -> list:
 
 
 def hand_in(url: str, token: str, task: str, text: str) -> int:
-    boundary = uuid.uuid4().hex
-    body = (
-        f'--{boundary}\r\nContent-Disposition: form-data; name="task"\r\n\r\n{task}\r\n'
-        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{task}.py"\r\n'
-        f"Content-Type: text/x-python\r\n\r\n{text}\r\n--{boundary}--\r\n"
-    ).encode()
-    headers = {"Authorization": f"Token {token}", "Content-Type": f"multipart/form-data; boundary={boundary}"}
+    content_type, body = multipart({"task": task}, "file", f"{task}.py", text.encode())
+    headers = {"Authorization": f"Token {token}", "Content-Type": content_type}
     request = urllib.request.Request(f"{url}/api/submissions", data=body, headers=headers)
     with urllib.request.urlopen(request, timeout=60) as answer:
         return json.loads(answer.read())["id"]

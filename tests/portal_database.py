@@ -43,7 +43,7 @@ class PostgresServer:
         """Start it; False with ``problem`` set when it cannot be."""
         initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
         if not initdb or not pg_ctl:
-            self.problem = "PostgreSQL is not installed (Debian: apt-get install postgresql)"
+            self.problem = "PostgreSQL is not installed (.ci/run installs Debian's postgresql package)"
             return False
         try:
             import psycopg  # noqa: F401

@@ -103,3 +103,11 @@ def test_a_worker_killed_mid_grading_loses_nothing(student, grading, cluster):
     assert drain(grading, "dask-dispatcher") == 1
     row = Submission.objects.get(id=number)
     assert (row.status, row.verdict, row.attempt) == ("done", "accepted", 2)
+
+
+def test_an_unreachable_scheduler_is_a_sentence(context):
+    from grader.errors import UsageError
+    from grader.web.grading_backends import DaskGrading, grading_context
+
+    with pytest.raises(UsageError, match="cannot reach the Dask scheduler"):
+        DaskGrading("tcp://127.0.0.1:9", grading_context(context.runner, COURSE), timeout_s=2)

@@ -117,3 +117,32 @@ def test_a_result_lost_with_its_worker_is_queued_again(students):
     assert (row.status, row.pending, row.claimed_at, row.attempt) == ("queued", True, None, 1)
     assert not queue.finish(*claimed, {"status": "done"})  # the lost attempt writes nothing
     assert queue.claim("two") == (number, 2)
+
+
+def test_a_unit_lost_with_its_worker_again_and_again_is_the_graders_failure(students):
+    from grader.web import queue
+    from grader.web.course_state import course_tasks
+    from grader.web.dispatcher import MAX_ATTEMPTS, grade_claimed
+    from grader.web.grading_backends import WorkLost
+    from grader.web.models import Submission
+
+    class Lost:  # a cluster whose worker dies under every unit
+        where = "nowhere"
+
+        class answered:
+            @staticmethod
+            def get(tasks, task_id):
+                return course_tasks()[task_id], "cases"
+
+        def grade(self, work):
+            raise WorkLost("the worker died")
+
+    (number,) = queued(students["q-ann"])
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        assert queue.claim("one") == (number, attempt)
+        assert grade_claimed(number, attempt, Lost(), "one")
+        row = Submission.objects.get(id=number)
+        if attempt < MAX_ATTEMPTS:  # queued again, never the student's result
+            assert (row.status, row.pending, row.verdict) == ("queued", True, None)
+    assert (row.status, row.pending) == ("error", False)
+    assert row.error == f"its grading was lost with its worker {MAX_ATTEMPTS} times (the worker died)"

@@ -133,3 +133,16 @@ def test_forwarded_headers_are_believed_from_the_proxy_alone():
     app({"REMOTE_ADDR": "192.0.2.99", "wsgi.url_scheme": "http", **forwarded}, None)
     # the proxy's own entry (the last) names the client; a student's own header names nobody
     assert seen == [("192.0.2.7", "https"), ("192.0.2.99", "http")]
+
+
+def test_the_wsgi_module_says_what_it_lacks(tmp_path):
+    def imported(**env):
+        clean = {k: v for k, v in os.environ.items() if not k.startswith("NIM_GRADER_")}
+        command = [sys.executable, "-c", "import grader.web.wsgi"]
+        return subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, env={**clean, **env})
+
+    assert "set NIM_GRADER_DATA to the portal's data folder" in imported().stderr
+    not_ready = imported(NIM_GRADER_DATA=str(tmp_path / "data"))
+    assert "is not ready: start python -m grader dispatch (or serve) once" in not_ready.stderr
+    elsewhere = imported(NIM_GRADER_DATA=str(tmp_path / "data"), NIM_GRADER_COURSE=str(tmp_path))
+    assert "not a course folder" in elsewhere.stderr

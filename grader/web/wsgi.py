@@ -37,7 +37,8 @@ def _application():
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor
 
-    if MigrationExecutor(connection).migration_plan(MigrationExecutor(connection).loader.graph.leaf_nodes()):
+    executor = MigrationExecutor(connection)
+    if executor.migration_plan(executor.loader.graph.leaf_nodes()):
         raise UsageError(
             f"the portal's database ({data}) is not ready: start python -m grader dispatch (or serve) once, "
             "which makes it ready, before the web processes."
