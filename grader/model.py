@@ -165,6 +165,38 @@ class Task:
 
 
 @dataclass(frozen=True)
+class Frame:
+    """A place in the student's code: the file as named in the run folder, its 1-based line, the function."""
+
+    file: str
+    line: int
+    function: str = ""
+
+
+@dataclass(frozen=True)
+class ChildCrash:
+    """How a program crashed, as the process running it reported (never read from its stderr).
+
+    ``exception`` is the exception's class name, ``builtin`` True when it is Python's own class of
+    that name; ``frames`` are those in the student's files, innermost last.
+    """
+
+    exception: str
+    builtin: bool
+    text: str = ""
+    frames: Tuple[Frame, ...] = ()
+
+
+@dataclass(frozen=True)
+class RuleBreak:
+    """A rule of the task (its index in ``Task.rules``) broken while the program ran, and where."""
+
+    index: int
+    file: str = ""
+    line: int = 0
+
+
+@dataclass(frozen=True)
 class RunResult:
     """Facts about one run of a program; no verdict (that is decided by ``grading``).
 
@@ -185,6 +217,10 @@ class RunResult:
     stderr_limit_hit: bool = False
     workdir: str = ""
     waiting_for_input: bool = False
+    crash: Optional[ChildCrash] = None  # reported by the process running the program
+    rule_broken: Optional[RuleBreak] = None
+    stack_at_stop: Tuple[Frame, ...] = ()  # at the time limit, innermost student frame first
+    memory_exceeded: bool = False  # the run's processes together went over its memory (cgroup)
 
 
 @dataclass(frozen=True)
@@ -231,6 +267,59 @@ class CaseResult:
         """True when the case passed."""
         return self.verdict is Verdict.ACCEPTED
 
+    def concealed(self) -> CaseResult:
+        """This result as a hidden case may show it: its case, its verdict, and for a case not
+        accepted the fixed sentence of that verdict and the course's hint (``hidden_message``).
+
+        Built anew from those alone, not by taking things out: nothing the program controls (its
+        output, error output, a crash's text or exception name, a time, a file it wrote) is in it.
+        """
+        return self.concealed_with_hint(self.case.hint)
+
+    def concealed_with_hint(self, hint: str) -> CaseResult:
+        """``concealed``, with ``hint`` ("" for none) as the course's hint."""
+        return CaseResult(case=self.case, verdict=self.verdict, message=hidden_message(self.verdict, hint))
+
+    def concealed_for(self, problem: Optional[SourceProblem]) -> CaseResult:
+        """``concealed`` for a case of a task result: when the file did not run at all (``problem``),
+        what that problem says about the file (never about a case), and no hint about the logic; a
+        case not run after two time-outs keeps its sentence (the names of those cases, and what to
+        do: nothing the program said)."""
+        if problem is not None:
+            return CaseResult(case=self.case, verdict=self.verdict, message=problem.message)
+        if self.verdict is Verdict.NOT_RUN:
+            return CaseResult(case=self.case, verdict=self.verdict, message=self.message)
+        return self.concealed()
+
+
+# Verdicts after which a hidden case shows the course's hint: those about what the program computed.
+# (A hint about the logic would mislead after a spacing mistake, an empty output or a file that did
+# not run; and whether it shows depends on the verdict alone, never on the run.)
+_HINTED = frozenset(
+    {
+        Verdict.WRONG_ANSWER,
+        Verdict.RUNTIME_ERROR,
+        Verdict.TIME_LIMIT_EXCEEDED,
+        Verdict.MEMORY_LIMIT_EXCEEDED,
+        Verdict.OUTPUT_LIMIT_EXCEEDED,
+    }
+)
+# The one sentence a hidden case not accepted shows, by verdict; ``not_run`` says why it was not run.
+_HIDDEN_SENTENCES = {
+    verdict: f"This hidden case was not accepted: your program {verdict.what_happened}."
+    for verdict in Verdict
+    if verdict is not Verdict.ACCEPTED
+}
+
+
+def hidden_message(verdict: Verdict, hint: str = "") -> str:
+    """The message of a hidden case with ``verdict``: "" when accepted, else its fixed sentence and,
+    after a verdict about what the program computed, the course's ``hint`` (the course's text)."""
+    if verdict is Verdict.ACCEPTED:
+        return ""
+    sentence = _HIDDEN_SENTENCES[verdict]
+    return f"{sentence} Hint: {hint}" if hint and verdict in _HINTED else sentence
+
 
 @dataclass(frozen=True)
 class SourceProblem:
@@ -252,6 +341,12 @@ class TaskResult:
     cases: Tuple[CaseResult, ...]
     problem: Optional[SourceProblem] = None
     notes: Tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        # Every task result holds its hidden cases concealed (``CaseResult.concealed``), whichever
+        # path built it: what leaves grading for a hidden case is its name, verdict and fixed sentence.
+        cases = tuple(case.concealed_for(self.problem) if case.case.hidden else case for case in self.cases)
+        object.__setattr__(self, "cases", cases)
 
     @property
     def verdict(self) -> Verdict:

@@ -116,7 +116,8 @@ class CaseItem(pytest.Item):
     def runtest(self):
         if not self.solution.is_file():
             raise CaseFailure(f"there is no reference solution {self.solution}")
-        graded = grade_file(replace(self.task, cases=(self.case,)), self.solution, self.context)
+        # the course's own solution: a hidden case graded as a visible one, so a failure shows its output
+        graded = grade_file(replace(self.task, cases=(replace(self.case, hidden=False),)), self.solution, self.context)
         if graded.problem is not None:
             raise CaseFailure(f"{self.solution}: {graded.problem.verdict.value}: {graded.problem.message}")
         result = graded.cases[0]

@@ -17,7 +17,7 @@ from support import PROJECT
 from grader.course.loader import load_task
 from grader.grade import diagnose
 from grader.grade.grading import grade_file
-from grader.model import Verdict
+from grader.model import ChildCrash, Frame, Verdict
 from grader.nim.lab import lab_checkers
 
 ASSERT = '    assert len(board) < 0, "the board is never this"\n'
@@ -109,23 +109,25 @@ def test_the_shown_traceback_keeps_each_frames_file():
     shown = diagnose.student_traceback(stderr, "/run/x", "ann/working_game.py", "working_game.py")
     assert 'File "ann/working_game.py", line 3, in <module>' in shown
     assert 'File "ann/present_board.py", line 9, in present_board' in shown
-    crash = diagnose.find_crash(stderr, "/run/x")
+    record = ChildCrash("AssertionError", True, "", (Frame("working_game.py", 3), Frame("present_board.py", 9)))
+    crash = diagnose.crash_of(
+        record, lambda name: "\n" * 8 + "    assert False\n" if name == "present_board.py" else ""
+    )
     assert (crash.file, crash.line, crash.source) == ("present_board.py", 9, "assert False")
 
 
-def test_a_syntax_error_in_an_imported_file_is_found_in_that_file():
-    stderr = textwrap.dedent(
-        """\
-        Traceback (most recent call last):
-          File "/run/x/working_game.py", line 3, in <module>
-            from present_board import present_board
-          File "/run/x/present_board.py", line 7
-            def present_board(board)
-                                    ^
-        SyntaxError: expected ':'
-        """
-    )
-    crash = diagnose.find_crash(stderr, "/run/x")
-    assert (crash.exception, crash.file, crash.line) == ("SyntaxError", "present_board.py", 7)
-    message = diagnose.crash_message(crash, run_name="working_game.py")
-    assert "on line 7 of present_board.py: def present_board(board)" in message
+def test_a_syntax_error_in_an_imported_file_is_found_in_that_file(tmp_path, course, context):
+    """The process running the program reports where the imported file does not compile."""
+    folder = tmp_path / "ann"
+    folder.mkdir()
+    for path in (PROJECT / "solutions").glob("*.py"):
+        shutil.copy(path, folder)
+    board = folder / "present_board.py"
+    lines = board.read_text().splitlines()
+    number = next(i for i, line in enumerate(lines, start=1) if line.startswith("def present_board("))
+    lines[number - 1] = lines[number - 1].rstrip(":")
+    board.write_text("\n".join(lines) + "\n")
+    result = grade_file(course["working_game"], folder / "working_game.py", context, "ann/working_game.py")
+    visible = next(c for c in result.cases if not c.case.hidden)
+    assert visible.verdict is Verdict.RUNTIME_ERROR
+    assert f"SyntaxError (expected ':') on line {number} of present_board.py: def present_board(" in visible.message

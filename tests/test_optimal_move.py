@@ -276,7 +276,5 @@ def test_a_hidden_case_that_wants_different_answers_reveals_none(grade_some):
     assert case.case.hidden
     assert case.verdict is Verdict.WRONG_ANSWER
     assert case.message.startswith("This hidden case was not accepted: your program gave a wrong answer.")
-    answer = json.loads(case.actual)
-    assert str(answer[0]) + ", " + str(answer[1]) not in case.message
-    assert str(answer[1]) not in case.message
+    assert case.actual == "" and case.stderr == ""  # what the program printed is not kept for a hidden case
     assert "runs" not in case.message and "1099511627781" not in case.message

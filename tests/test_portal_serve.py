@@ -15,6 +15,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+from dataclasses import replace
 
 import pytest
 
@@ -196,9 +197,9 @@ def test_serve_refuses_a_sandbox_without_every_protection_unless_allowed():
     from grader.run.sandbox import Protections
     from grader.web.server import unprotected_problem
 
-    everything = Protections(True, True, True, True, True, True, True, True)
+    everything = Protections(**{name: True for name in Protections._NAMES}, fork_server=True)
     assert unprotected_problem(everything, False) is None
-    lacking = Protections(True, True, False, False, False, True, True, True)
+    lacking = replace(everything, separate_user=False, no_network=False, files_hidden=False)
     problem = unprotected_problem(lacking, False)
     assert problem and "could then read the portal's data" in problem and "--allow-unprotected" in problem
     assert unprotected_problem(lacking, True) is None

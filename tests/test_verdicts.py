@@ -14,7 +14,7 @@ import pytest
 
 from grader.check.registry import generic_checkers
 from grader.grade.verdicts import run_result
-from grader.model import Case, Limits, RunResult, Verdict
+from grader.model import Case, CaseResult, ChildCrash, Frame, Limits, RunResult, Task, TaskResult, Verdict
 from grader.run.execute import Program
 
 WORKDIR = "/tmp/nim-grader-run-x"
@@ -26,6 +26,9 @@ TRACEBACK = (
     "    print(total / 0)\n"
     "ZeroDivisionError: division by zero\n"
 )
+
+
+CRASH = ChildCrash("ZeroDivisionError", True, "division by zero", (Frame("nim_sum.py", 7, "<module>"),))
 
 
 def _run(stdout=b"", stderr=b"", exit_code=0, signal_number=None, **facts) -> RunResult:
@@ -70,15 +73,39 @@ ROWS = [
     ),
     (
         "a crash after the right answer",
-        _run(b"2\n", TRACEBACK.encode(), exit_code=1),
+        _run(b"2\n", TRACEBACK.encode(), exit_code=1, crash=CRASH),
         Verdict.RUNTIME_ERROR,
         ["ZeroDivisionError", "line 7"],
     ),
     (
+        "a traceback printed by the program itself is no crash: the record says how it ended",
+        _run(b"2\n", TRACEBACK.encode(), exit_code=1),
+        Verdict.RUNTIME_ERROR,
+        ["exit status 1"],
+    ),
+    (
         "out of memory",
-        _run(b"", TRACEBACK.replace("ZeroDivisionError: division by zero", "MemoryError").encode(), exit_code=1),
+        _run(b"", exit_code=1, crash=ChildCrash("MemoryError", builtin=True)),
         Verdict.MEMORY_LIMIT_EXCEEDED,
         ["512 MiB"],
+    ),
+    (
+        "a class of the program's own named MemoryError is a crash like any other",
+        _run(b"", exit_code=1, crash=ChildCrash("MemoryError", builtin=False, frames=CRASH.frames)),
+        Verdict.RUNTIME_ERROR,
+        ["MemoryError", "line 7"],
+    ),
+    (
+        "the run's processes together over the memory limit",
+        _run(b"", exit_code=None, signal_number=signal.SIGKILL, memory_exceeded=True),
+        Verdict.MEMORY_LIMIT_EXCEEDED,
+        ["512 MiB", "together"],
+    ),
+    (
+        "out of time: the line it was on, from the stack the program's process wrote",
+        _run(b"", timed_out=True, exit_code=None, signal_number=signal.SIGKILL, stack_at_stop=CRASH.frames),
+        Verdict.TIME_LIMIT_EXCEEDED,
+        ["line 7"],
     ),
     (
         "the CPU time limit",
@@ -108,11 +135,22 @@ def test_a_run_gets_the_verdict_its_facts_call_for(run, verdict, words):
 
 def test_a_hidden_case_tells_the_kind_of_mistake_and_its_hint_but_not_the_case():
     hidden = Case("secret", "9 9\n", ("0\n",), "text", {}, Limits(), hidden=True, hint="Empty rows count too.")
-    result = run_result(hidden, generic_checkers().get("text"), _run(b"18\n"), None, PROGRAM, (), "nim_sum.py")
-    assert result.verdict is Verdict.WRONG_ANSWER
-    assert result.message == (
-        "This hidden case was not accepted: your program gave a wrong answer. Hint: Empty rows count too."
-    )
+    task = Task("nim_sum", "Nim sum", (hidden,))
+    run = _run(b"18\n", TRACEBACK.replace("division by zero", "9 9").encode(), exit_code=1, crash=CRASH)
+    graded = run_result(hidden, generic_checkers().get("text"), run, None, PROGRAM, (), "nim_sum.py")
+    (result,) = TaskResult(task, "nim_sum.py", (graded,)).cases
+    assert result.verdict is Verdict.RUNTIME_ERROR
+    assert result.message == ("This hidden case was not accepted: your program crashed. Hint: Empty rows count too.")
+    assert (result.actual, result.stderr, result.expected, result.time_s, result.difference) == ("", "", "", 0.0, None)
+
+
+@pytest.mark.parametrize("verdict", [v for v in Verdict if v not in (Verdict.ACCEPTED, Verdict.NOT_RUN)])
+def test_a_hidden_case_has_one_fixed_sentence_per_verdict_whatever_the_run(verdict):
+    hidden = Case("secret", "1 2\n", ("3\n",), "text", {}, Limits(), hidden=True)
+    shown = CaseResult(hidden, verdict, "your input was 1 2", time_s=1.234, actual="1 2", stderr="1 2")
+    (result,) = TaskResult(Task("t", "t", (hidden,)), "t.py", (shown,)).cases
+    assert result.message.startswith("This hidden case was not")
+    assert "1 2" not in result.message and result.time_s == 0.0 and not result.actual and not result.stderr
 
 
 def test_a_crash_shows_the_students_own_traceback_with_the_run_folder_left_out():

@@ -204,7 +204,10 @@ def _check_reference(task: Task, course: Path, context: GradingContext, checked:
     solution = Course(course).solution(task.id)
     if not solution.is_file():
         return [Finding(task.id, f"there is no reference solution {solution}")]
-    runs = [grade_beside_reference(task, solution, course, context) for _ in range(2)]
+    # the course's own solution, for the instructor: its hidden cases graded as visible ones, so that
+    # their messages, outputs and times are kept (a hidden case's result keeps none of them)
+    shown = replace(task, cases=tuple(replace(case, hidden=False) for case in task.cases))
+    runs = [grade_beside_reference(shown, solution, course, context) for _ in range(2)]
     findings = []
     for number, run in enumerate(runs, start=1):
         for case in run.cases:

@@ -1,7 +1,9 @@
 """Turning the facts of a failed run into a sentence a first-year student can act on.
 
-Pure functions over ``RunResult`` and text: the traceback trimmed to the student's own file, the
-exception it ended with, and a hint for the common ones.
+Pure functions over ``RunResult`` and text: the crash the program's process reported
+(``RunResult.crash``, never read from its standard error) with the student's line and a hint for
+the common exceptions; the traceback the program printed, trimmed to the student's own files for
+showing (a visible case only).
 """
 
 from __future__ import annotations
@@ -9,16 +11,11 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence
+
+from grader.model import ChildCrash
 
 _FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<where>.+)$')
-# where a SyntaxError is, in a file imported while running (no function: the file did not run)
-_SYNTAX_FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+)$')
-# faulthandler's stack dump at the time limit: "Current thread 0x... (most recent call first):",
-# then frames, newest first.
-_DUMP_START = re.compile(r"^(Timeout \(|Thread 0x|Current thread 0x)")
-_DUMP_FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<where>.+)$')
-_EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<text>.*))?$")
 
 _HINTS = {
     "EOFError": "Your program tried to read more input than the test gives: read exactly one test "
@@ -52,6 +49,7 @@ class Crash:
     line: int = 0
     source: str = ""
     file: str = ""
+    builtin: bool = True  # Python's own exception of that name (only those get its hint)
 
 
 def _in_run_folder(path: str, workdir: str) -> str:
@@ -74,8 +72,6 @@ def student_traceback(stderr: str, workdir: str, shown_name: str, run_name: str 
     kept: List[str] = []
     skip_source = False
     for line in lines:
-        if _DUMP_START.match(line) or _DUMP_FRAME.match(line):
-            continue  # the time-limit stack dump: the message says where the program was
         frame = _FRAME.match(line)
         if frame:
             name = _in_run_folder(frame.group("file"), workdir)
@@ -100,31 +96,19 @@ def _shown_file(name: str, shown_name: str, run_name: str) -> str:
     return os.path.join(os.path.dirname(shown_name), name)
 
 
-def find_crash(stderr: str, workdir: str) -> Optional[Crash]:
-    """The exception a Python traceback in ``stderr`` ends with, and the deepest student line."""
-    lines = stderr.rstrip().splitlines()
-    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last)")]
-    start = starts[-1] if starts else None
-    if start is None:
+def crash_of(record: Optional[ChildCrash], read_source: Callable[[str], str]) -> Optional[Crash]:
+    """The crash a program's process reported, its deepest line in the student's files, and that
+    line's text read by the grader from the student's own file (``read_source(name)`` gives the
+    text of a file named as in the run folder, "" when it is not one of theirs)."""
+    if record is None:
         return None
-    line_no, source, file = 0, "", ""
-    exception_line = ""
-    for index in range(start + 1, len(lines)):
-        frame = _FRAME.match(lines[index]) or _SYNTAX_FRAME.match(lines[index])
-        if frame:
-            name = _in_run_folder(frame.group("file"), workdir)
-            if name:
-                line_no, file = int(frame.group("line")), name
-                following = lines[index + 1] if index + 1 < len(lines) else ""
-                source = following.strip() if following.startswith("    ") else ""
-            continue
-        if not lines[index].startswith(" "):
-            exception_line = lines[index]
-    match = _EXCEPTION.match(exception_line)
-    if not match:
-        return Crash(exception=exception_line.strip() or "an error", text="", line=line_no, source=source, file=file)
-    name = match.group("type").rsplit(".", 1)[-1]
-    return Crash(exception=name, text=(match.group("text") or "").strip(), line=line_no, source=source, file=file)
+    frame = record.frames[-1] if record.frames else None
+    line, file = (frame.line, frame.file) if frame is not None else (0, "")
+    lines = read_source(file).splitlines() if file else []
+    source = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+    return Crash(
+        exception=record.exception, text=record.text, line=line, source=source, file=file, builtin=record.builtin
+    )
 
 
 def limit_hint(crash: Crash, limits) -> str:
@@ -156,7 +140,7 @@ def crash_message(crash: Crash, own_files: Sequence[str] = (), task_ids: Sequenc
     if crash.line:
         where = f" on line {crash.line} of {crash.file}" if elsewhere else f" on line {crash.line}"
     code = f": {crash.source}" if crash.source else ""
-    hint = _HINTS.get(crash.exception, "")
+    hint = _HINTS.get(crash.exception, "") if crash.builtin else ""
     if elsewhere:
         hint = (
             f"The error is in your {crash.file}, which this file imports: fix it there (its own cases may show "
@@ -187,29 +171,10 @@ def crash_message(crash: Crash, own_files: Sequence[str] = (), task_ids: Sequenc
     return f"Your program crashed with {what}{where}{code}. {hint}".strip()
 
 
-def stopped_at(stderr: str, workdir: str) -> Tuple[str, int]:
-    """Where the program was when the time limit came: (file, line) of the student's innermost
-    frame, the file named as in the run folder (``present_board.py``); ("", 0) when unknown.
-
-    Read from the stack that faulthandler writes when the grader asks at the limit (newest first).
-    """
-    in_dump = False
-    for line in stderr.splitlines():
-        if _DUMP_START.match(line):
-            in_dump = True
-            continue
-        frame = _DUMP_FRAME.match(line) if in_dump else None
-        name = _in_run_folder(frame.group("file"), workdir) if frame else ""
-        if name:
-            return name, int(frame.group("line"))
-    return "", 0
-
-
 # Crashes whose cause is how the file is set up, not the case's logic: the case's hint is noise there.
 SETUP_CRASHES = frozenset({"NameError", "ModuleNotFoundError", "ImportError", "EOFError"})
 
 
-def is_memory_error(stderr: str) -> bool:
-    """True when the program ended with a Python ``MemoryError``."""
-    crash = find_crash(stderr, "")
-    return crash is not None and crash.exception == "MemoryError"
+def is_memory_error(record: Optional[ChildCrash]) -> bool:
+    """True when the program ended with Python's own ``MemoryError``."""
+    return record is not None and record.builtin and record.exception == "MemoryError"

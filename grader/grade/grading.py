@@ -22,7 +22,7 @@ from grader.grade.quick_feedback import TimeoutGate
 from grader.grade.repeats import run_repeats
 from grader.grade.submitted_program import companion_names, run_seed, staged_program
 from grader.grade.verdicts import explain_silence, repeats_result, run_result, with_smaller_input
-from grader.model import Case, CaseResult, Task, TaskResult, Verdict
+from grader.model import Case, CaseResult, SourceProblem, Task, TaskResult, Verdict
 from grader.run.execute import Program, Runner, SubprocessRunner
 from grader.submission.files import FileRead, Kind, read_files
 from grader.submission.problems import all_cases, companion_notes, unusable_file
@@ -107,6 +107,9 @@ def grade_submission(
             ran = gate.kept(todo, pool.map(lambda c: gate.run(c, lambda: grade(c)), todo))
         ran = _with_shrunk(task, ran, program, context, shown)
     results = [ran.get(c.name) or known.get(c.name) or gate.not_run(c) for c in task.cases]
+    broken = next((r for r in results if r.verdict is Verdict.RULE_VIOLATION), None)
+    if broken is not None:  # a rule broken while running breaks it for the whole file, as the static check does
+        return all_cases(task, shown, SourceProblem(Verdict.RULE_VIOLATION, broken.message))
     if any(r.verdict is Verdict.NO_OUTPUT for r in results):
         results = explain_silence(results, data, _stub(context, task))
     return TaskResult(task=task, file=shown, cases=tuple(results), notes=notes)

@@ -4,8 +4,10 @@
 was printed, an interactive session's outcome) and the case's checker; ``repeats_result`` decides
 a case from its runs in order; ``explain_silence`` says why cases printed nothing, and
 ``with_smaller_input`` adds the smaller failing input that shrinking found. Every message is
-for a first-year student: what happened and what to fix; a hidden case tells only the kind of
-failure. Nothing here runs a program (the student's staged file is read only to quote the line a
+for a first-year student: what happened and what to fix (a hidden case's result leaves grading
+concealed: ``CaseResult.concealed``). How a program crashed, where it was at the time limit and a
+rule it broke come from the records of the process that ran it (``RunResult.crash``...), never
+from its standard error. Nothing here runs a program (the student's staged file is read only to quote the line a
 time-out stopped on).
 """
 
@@ -20,8 +22,9 @@ from typing import Optional, Sequence
 from grader.check.random_answers import answer_key
 from grader.check.text import first_difference, significant_lines
 from grader.grade import diagnose
-from grader.model import Case, CaseResult, CheckOutcome, Difference, Mistake, RunResult, Verdict
+from grader.model import Case, CaseResult, CheckOutcome, Difference, Mistake, RuleBreak, RunResult, Verdict
 from grader.run.execute import Program
+from grader.submission.rules import violation_message
 from grader.submission.source import main_block_advice
 
 
@@ -42,7 +45,6 @@ def run_result(
         )
     stderr, _ = _decode(run.stderr)
     hint_applies = True
-    answer_found = False  # the right answer is among other lines the program printed
     difference = None
     if session is not None:
         actual = session.transcript
@@ -51,20 +53,14 @@ def run_result(
             verdict, message = problem.verdict, problem.message
             difference = Difference(line=problem.line, column=0)  # the whole line
         else:
-            verdict, message, hint_applies = _run_verdict(run, stderr, case, program, task_ids)
+            verdict, message, hint_applies = _run_verdict(run, case, program, task_ids)
             verdict = verdict or Verdict.ACCEPTED
     else:
-        verdict, message, hint_applies = _run_verdict(run, stderr, case, program, task_ids)
+        verdict, message, hint_applies = _run_verdict(run, case, program, task_ids)
         if verdict is None:
             outcome = _check(case, actual, checker)
             verdict, message = outcome.verdict, outcome.message
-            answer_found = outcome.answer_found
             hint_applies = not outcome.answer_found and verdict is not Verdict.PRESENTATION_ERROR
-    if case.hidden and verdict is not Verdict.ACCEPTED:
-        crash = diagnose.find_crash(stderr, run.workdir) if verdict is Verdict.RUNTIME_ERROR else None
-        message = _hidden_message(
-            verdict, answer_found, crash=crash.exception if crash else "", printed=bool(run.stdout.strip())
-        )
     known = _known_mistake(case, actual) if verdict is not Verdict.ACCEPTED else None
     if known is not None:
         message = f"{message} This is a common mistake: {known.hint}"
@@ -96,7 +92,7 @@ def repeats_result(case: Case, results: Sequence[CaseResult]) -> CaseResult:
     """
     for run, result in enumerate(results, start=1):
         if not result.accepted:
-            if case.repeat > 1 and not case.hidden:
+            if case.repeat > 1:
                 result = replace(result, message=f"Run {run} of {case.repeat}: {result.message}")
             return result
     result = results[-1]
@@ -104,15 +100,12 @@ def repeats_result(case: Case, results: Sequence[CaseResult]) -> CaseResult:
         return result  # (an answer's key would re-read outputs of megabytes for nothing)
     distinct = sorted({answer_key(r.actual) for r in results})
     if len(distinct) < case.min_distinct:
-        if case.hidden:
-            message = _hidden_message(Verdict.WRONG_ANSWER, answer_found=False)
-        else:
-            message = (
-                f"All {case.repeat} runs gave a right answer, but only {len(distinct)} different "
-                f"one{'s' if len(distinct) != 1 else ''} ({', '.join(distinct[:5])}); this case has several "
-                f"right answers and needs at least {case.min_distinct} different ones over the runs. Choose "
-                "at random among all the right answers (for example with random.choice)."
-            )
+        message = (
+            f"All {case.repeat} runs gave a right answer, but only {len(distinct)} different "
+            f"one{'s' if len(distinct) != 1 else ''} ({', '.join(distinct[:5])}); this case has several "
+            f"right answers and needs at least {case.min_distinct} different ones over the runs. Choose "
+            "at random among all the right answers (for example with random.choice)."
+        )
         return replace(result, verdict=Verdict.WRONG_ANSWER, message=_with_hint(message, case))
     return result
 
@@ -153,23 +146,6 @@ def _known_mistake(case: Case, actual: str) -> Optional[Mistake]:
     return None
 
 
-def _hidden_message(verdict: Verdict, answer_found: bool, crash: str = "", printed: bool = False) -> str:
-    """What a hidden case may say: the kind of failure, never its input or expected output.
-
-    ``answer_found``: the right answer was among other lines printed; ``crash``: the exception a
-    crash ended with; ``printed``: the program printed something before it stopped.
-    """
-    if answer_found:
-        return (
-            "This hidden case was not accepted: your program printed other lines besides the "
-            "answer (leftover debug prints?)."
-        )
-    if verdict is Verdict.RUNTIME_ERROR and crash:
-        before = "before it finished its answer" if printed else "before it printed an answer"
-        return f"This hidden case was not accepted: your program stopped with an error ({crash}) {before}."
-    return f"This hidden case was not accepted: your program {verdict.what_happened}."
-
-
 def _decode(data: bytes):
     """Bytes → text; undecodable bytes become U+FFFD and a note says so."""
     try:
@@ -196,19 +172,45 @@ def _file_of(program: Program, name: str) -> Optional[Path]:
     return next((path for path in program.companions if path.name == name), None)
 
 
+def _student_source(program: Program, name: str) -> str:
+    """The text of the student's file ``name`` (as in the run folder), "" for any other file."""
+    path = _file_of(program, name)
+    return _read_source(path) if path is not None else ""
+
+
+def rule_message(broken: RuleBreak, program: Program, hidden: bool = False) -> str:
+    """The sentence for a rule of the task broken while the program ran, as the static check says it.
+
+    From a hidden case it names no line: where a program breaks a rule is its own choice, and could
+    tell the case's input.
+    """
+    if not 0 <= broken.index < len(program.rules):
+        return "Your program broke a rule of this exercise while it ran."
+    rule = program.rules[broken.index]
+    if hidden:
+        return violation_message(rule, "Your program") + " (found while it ran a hidden case)"
+    of = f" of {broken.file}" if broken.file and broken.file != program.run_name else ""
+    text = violation_message(rule, f"line {broken.line}{of}" if broken.line else "your program")
+    source = _source_text(_student_source(program, broken.file or program.run_name), broken.line)
+    return f"{text} (found while it ran{': ' + source.strip(' ()') if source else ''})"
+
+
 def _source_text(source: str, line: int) -> str:
     lines = source.splitlines()
     text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
     return f" ({text})" if text else ""
 
 
-def _run_verdict(run: RunResult, stderr: str, case: Case, program: Program, task_ids: Sequence[str]):
+def _run_verdict(run: RunResult, case: Case, program: Program, task_ids: Sequence[str]):
     """(verdict, message, hint_applies) when the run itself failed, or (None, "", True) when its
     output is to be checked. ``hint_applies`` is False where the case's hint would be noise (a
     crash caused by how the file is set up, not by the case's logic)."""
     limits = case.limits
+    if run.rule_broken is not None:
+        return Verdict.RULE_VIOLATION, rule_message(run.rule_broken, program, case.hidden), False
     if run.timed_out:
-        file, line = diagnose.stopped_at(stderr, run.workdir)
+        at = run.stack_at_stop[0] if run.stack_at_stop else None
+        file, line = (at.file, at.line) if at is not None else ("", 0)
         stopped = f"Your program was stopped after {limits.time_s:g} seconds (the time limit for this case)"
         if line:
             path = _file_of(program, file)
@@ -239,7 +241,15 @@ def _run_verdict(run: RunResult, stderr: str, case: Case, program: Program, task
             "output limit) and was stopped. Is something printing to sys.stderr, or warning, in a loop?",
             True,
         )
-    if diagnose.is_memory_error(stderr):
+    if run.memory_exceeded:
+        return (
+            Verdict.MEMORY_LIMIT_EXCEEDED,
+            f"Your program and the processes it started used more than {limits.memory_mib} MiB of memory "
+            "together (the memory limit is for the whole run) and were stopped. Does it start processes, "
+            "or build a list that keeps growing?",
+            True,
+        )
+    if diagnose.is_memory_error(run.crash):
         return (
             Verdict.MEMORY_LIMIT_EXCEEDED,
             f"Your program ran out of memory (the limit is {limits.memory_mib} MiB). Is it building a "
@@ -247,7 +257,7 @@ def _run_verdict(run: RunResult, stderr: str, case: Case, program: Program, task
             True,
         )
     if run.exit_code != 0:
-        crash = diagnose.find_crash(stderr, run.workdir)
+        crash = diagnose.crash_of(run.crash, lambda name: _student_source(program, name))
         if crash is not None:
             limit = diagnose.limit_hint(crash, limits)
             if limit:

@@ -284,7 +284,7 @@ def json_document(results: Sequence[TaskResult]) -> dict:
                     {
                         "name": c.case.name,
                         "verdict": c.verdict.value,
-                        "time_s": c.time_s,
+                        "time_s": None if c.case.hidden else c.time_s,  # a time a program controls
                         "message": c.message,
                     }
                     for c in r.cases

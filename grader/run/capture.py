@@ -18,9 +18,12 @@ import time
 from typing import Optional, Tuple
 
 from grader.model import Limits, RunResult
+from grader.run.child_records import read_records
 
 # Bytes read (or written) at a time.
 CHUNK = 65536
+# What is kept of a run's report channel (records and the stack at the time limit): a few KiB in use.
+REPORT_BYTES = 256 * 1024
 
 
 class Capture:
@@ -86,6 +89,9 @@ def finish(
     elapsed = time.monotonic() - start
     kill_group(process)  # children left behind in the group go too
     code = process.returncode
+    report = getattr(process, "report_capture", None)
+    records = read_records(report.value() if report is not None else b"", workdir)
+    cgroup = getattr(process, "cgroup", None)
     return RunResult(
         exit_code=code if code >= 0 else None,
         signal=-code if code < 0 else None,
@@ -98,6 +104,10 @@ def finish(
         output_limit_hit=flooded and stdout.total > limits.output_bytes,
         stderr_limit_hit=flooded and stderr.total > limits.stderr_bytes,
         workdir=workdir,
+        crash=records.crash,
+        rule_broken=records.rule,
+        stack_at_stop=records.stack,
+        memory_exceeded=cgroup is not None and cgroup.out_of_memory(),
     )
 
 
@@ -122,7 +132,9 @@ def _exit_watch(process, selector) -> Optional[int]:
 
 
 class Watch:
-    """What a run loop watches: the program's two outputs and (where it can) its exit."""
+    """What a run loop watches: the program's two outputs and, where it can, its exit. The report
+    channel is read when the program has ended and at the time limit (a record is a few hundred
+    bytes; a program that fills the pipe only blocks itself), its end never waited for."""
 
     def __init__(self, process, stdout: Capture, stderr: Capture) -> None:
         self.process = process
@@ -132,6 +144,14 @@ class Watch:
             os.set_blocking(fd, False)
             self.selector.register(fd, selectors.EVENT_READ)
         self.exit_fd = _exit_watch(process, self.selector)
+        report = getattr(process, "report", None)
+        self.report_fd = report.fileno() if report is not None else None
+        if self.report_fd is not None:
+            os.set_blocking(self.report_fd, False)
+
+    def take_report(self) -> None:
+        """Read what is on the report channel now (within ``REPORT_BYTES``)."""
+        take_report(self.process)
 
     def drain(self, limits: Limits, on_stdout=None) -> None:
         """Take what is still in the pipes once the program has exited or closed its outputs.
@@ -139,6 +159,8 @@ class Watch:
         Bounded: a child left behind may keep writing until it is killed.
         """
         stdout_fd = self.process.stdout.fileno()
+        if self.report_fd is not None:
+            self.take_report()
         for fd, capture in self.streams.items():
             for _ in range(limits.output_bytes // CHUNK + 2):
                 data = read_chunk(fd)
@@ -149,15 +171,37 @@ class Watch:
                     on_stdout(data)
 
     def close(self) -> None:
-        """Close the selector, the exit watch and the program's pipes."""
+        """Close the selector, the exit watch and the program's pipes (what is on the report channel
+        is read first)."""
+        take_report(self.process)
         self.selector.close()
         if self.exit_fd is not None:
             os.close(self.exit_fd)
-        for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
+        for pipe in (
+            self.process.stdin,
+            self.process.stdout,
+            self.process.stderr,
+            getattr(self.process, "report", None),
+        ):
+            if pipe is None:
+                continue
             try:
                 pipe.close()
             except OSError:
                 pass
+
+
+def take_report(process) -> None:
+    """Read what is on ``process``'s report channel now, if it has one, up to ``REPORT_BYTES`` in all."""
+    report = getattr(process, "report", None)
+    if report is None or report.closed:
+        return
+    capture = process.report_capture
+    while capture.total < REPORT_BYTES:
+        data = read_chunk(report.fileno())
+        if not data:
+            return
+        capture.add(data)
 
 
 def read_chunk(fd: int) -> Optional[bytes]:
@@ -189,32 +233,33 @@ def kill_group(process) -> None:
 
 
 def ask_for_stack(process, stderr: Capture) -> None:
-    """Before killing a program that ran out of time, have it write its stack to stderr.
+    """Before killing a program that ran out of time, have it write its stack to its report channel.
 
-    The program's faulthandler answers SIGUSR1 (set up when it starts); this waits a moment for
-    the lines, so that the verdict can say which line it was on.
+    The program's faulthandler answers SIGUSR1 (set up when it starts, writing to the channel); this
+    waits a moment for the lines, so that the verdict can say which line it was on. (``stderr`` is
+    no longer where the stack goes; kept for the callers' sake.)
     """
-    if not hasattr(signal, "SIGUSR1"):
+    report = getattr(process, "report", None)
+    if not hasattr(signal, "SIGUSR1") or report is None or report.closed:
         return
     try:
         # to the whole group: a program started through bwrap is bwrap's child, in its group
         (os.killpg if os.name == "posix" else os.kill)(process.pid, signal.SIGUSR1)
     except (ProcessLookupError, PermissionError, OSError):
         return
-    fd = process.stderr.fileno()
+    fd = report.fileno()
+    capture = process.report_capture
     deadline = time.monotonic() + 0.1
     seen = b""
-    while time.monotonic() < deadline and b"most recent call first" not in seen:
+    while time.monotonic() < deadline and b"most recent call first" not in seen and capture.total < REPORT_BYTES:
         ready, _, _ = select.select([fd], [], [], max(deadline - time.monotonic(), 0))
         if not ready:
             break
         data = read_chunk(fd)
         if not data:
             break
-        stderr.add(data)
+        capture.add(data)
         seen += data
     # the frames follow the header in the same write, give them a moment more
     time.sleep(0.01)
-    data = read_chunk(fd)
-    if data:
-        stderr.add(data)
+    take_report(process)

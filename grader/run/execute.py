@@ -15,53 +15,56 @@ second loss is its result.
 from __future__ import annotations
 
 import os
-import shutil
-import stat
 import subprocess
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Dict, Optional, Protocol, Tuple
+from typing import Any, Dict, List, Optional, Protocol, Tuple
 
 from grader.errors import GraderError
-from grader.model import Limits, RunResult
-from grader.run.capture import captures, finish
+from grader.model import Limits, Rule, RunResult
+from grader.run.capture import REPORT_BYTES, Capture, captures, finish, kill_group
+from grader.run.cgroups import RunCgroups
+from grader.run.run_folders import RunFolder, WorkRoot, remove_stale_roots
 from grader.run.sandbox import Plan, Protections, plan
 from grader.run.streams import END_OF_INPUT, EndOfInput, Session, converse, pump
 
 __all__ = ["END_OF_INPUT", "EndOfInput", "Program", "ProcessRunner", "Runner", "RunnerFailure", "Session"]
 
+# Modules the program's process runs (they import nothing of the grader): sent as source text, to
+# the fork server ahead of its own (``forkserver``) and to a new interpreter in its bootstrap.
+CHILD_MODULES = ("run_mounts", "zygote_isolation", "seeded_randomness", "syscall_filter", "child_program")
+
+
+def child_modules_source(names=CHILD_MODULES) -> str:
+    """Source that makes each of ``names`` (files beside this one) a module of the running interpreter."""
+    here = Path(__file__).parent
+    source = "import sys as _sys, types as _types\n"
+    for name in names:
+        text = (here / f"{name}.py").read_text(encoding="utf-8")
+        source += (
+            f"_module = _types.ModuleType({name!r})\n"
+            f"exec(compile({text!r}, '{name}.py', 'exec'), _module.__dict__)\n"
+            f"_sys.modules[{name!r}] = _module\n"
+        )
+    return source + "del _sys, _types, _module\n"
+
+
 # Runs in the new interpreter before the student's code: its randomness from the run's seed (first,
 # so that what it loads counts before the limits), the limits (memory on top of what the
 # interpreter has mapped, as in the fork server), the run's own user id when the grader is root,
-# the working folder first on sys.path (a file may import the exercise files copied beside it),
-# then the file as __main__. Set here rather than in preexec_fn, which is unsafe with threads.
+# the report channel, the working folder first on sys.path (a file may import the exercise files
+# copied beside it), then the file as __main__ (``child_program``, as in the fork server). Set here
+# rather than in preexec_fn, which is unsafe with threads.
 _BOOTSTRAP = """\
 import os, sys
-_seeding = {{}}
-exec(compile({seeding!r}, "seeded_randomness.py", "exec"), _seeding)
-_seeding["seed_everything"]({seed!r})
-try:
-    import resource
-except ImportError:
-    resource = None
-if resource is not None:
-    for _name, _value in {limits!r}:
-        _kind = getattr(resource, _name, None)
-        if _kind is None:
-            continue
-        if _name == "RLIMIT_AS":
-            try:
-                with open("/proc/self/statm") as _statm:
-                    _value += int(_statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-            except (OSError, ValueError):
-                pass
-        try:
-            resource.setrlimit(_kind, (_value, _value))
-        except (ValueError, OSError):
-            pass
+for _fd in {joins!r}:  # the run's cgroups: everything from here on counts in them
+    os.write(_fd, b"0")
+    os.close(_fd)
+import child_program, seeded_randomness, syscall_filter, zygote_isolation
+seeded_randomness.seed_everything({seed!r})
+zygote_isolation.apply_limits({limits!r})
 _uid = {uid!r}
 if _uid is not None:
     os.setgroups([])
@@ -72,23 +75,25 @@ if _uid is not None:
     except OSError:
         pass
 os.chdir({folder!r})
-import faulthandler
-import runpy
-import signal
-# At the time limit the grader sends SIGUSR1: the program writes where it is (its stack) to stderr.
-if hasattr(signal, "SIGUSR1"):
-    faulthandler.register(signal.SIGUSR1, all_threads=True)
+child_program.take_channel({report_fd!r})
+child_program.watch_for_stack()
 sys.argv = [{script!r}]
 sys.path.insert(0, {folder!r})
-del sys, os, resource, _uid, _seeding
-runpy.run_path({script!r}, run_name="__main__")
+del _uid
+if {filter!r}:
+    syscall_filter.install()
+raise SystemExit(child_program.run({script!r}, {folder!r}, {rules!r}))
 """
-# The program's randomness from the run's seed, as in the fork server (it runs in the program's process).
-_SEEDING = (Path(__file__).parent / "seeded_randomness.py").read_text(encoding="utf-8")
+_CHILD_MODULES_SOURCE = child_modules_source()
 
 
 # String hashing (the order of a set of strings) the same in every run and on every machine.
 FIXED_HASHING = {"PYTHONHASHSEED": "0"}
+
+
+def rules_for_child(rules: Tuple[Rule, ...]) -> List[Dict[str, Any]]:
+    """A task's rules as the program's process takes them (``rule_guard``): kind, target, min_args."""
+    return [{"kind": r.kind, "target": r.target, "min_args": r.min_args} for r in rules]
 
 
 class RunnerFailure(GraderError):
@@ -115,6 +120,8 @@ class Program:
     # Where every source of randomness the program sees comes from (``seeded_randomness``): the
     # grader sets it per run, from the submission, the case and the repeat.
     seed: str = ""
+    # The task's rules, checked as the program runs too (``rule_guard``); () for none.
+    rules: Tuple[Rule, ...] = ()
 
 
 class Runner(Protocol):
@@ -133,12 +140,15 @@ class ProcessRunner:
     it as a context manager, or call ``close()``."""
 
     def __init__(self, use_sandbox: bool = True) -> None:
-        self.root = tempfile.mkdtemp(prefix="nim-grader-runs-")
-        # Others may pass through (a run's user reaches its own folder) but not list the runs.
-        os.chmod(self.root, 0o711)
+        remove_stale_roots()  # what graders that are gone left behind (killed before they could clean up)
+        self._work_root = WorkRoot()
+        self.root = self._work_root.path
         self.use_sandbox = use_sandbox
         self._plans: Dict[str, Plan] = {}
         self._lock = threading.Lock()
+        # a cgroup per run where the machine lets us make them (named as the work root, whose
+        # owner lock tells a later grader whether they are left over)
+        self._cgroups, self._no_cgroups = RunCgroups.find(os.path.basename(self.root)) if use_sandbox else (None, "")
 
     def plan(self, python: str) -> Plan:
         """How programs of ``python`` are started here (worked out once per interpreter)."""
@@ -149,7 +159,11 @@ class ProcessRunner:
 
     def protections(self, python: str) -> Protections:
         """What is active for programs run by ``python``."""
-        return self.plan(python).protections
+        return self._bounded(self.plan(python).protections)
+
+    def _bounded(self, protections: Protections) -> Protections:
+        """``protections`` with the bound on a run as a whole (its cgroup) as this runner has it."""
+        return replace(protections, run_bounded=self._cgroups is not None)
 
     def run(self, program: Program, stdin: bytes, limits: Limits) -> RunResult:
         def once(process, start, workdir):
@@ -173,13 +187,22 @@ class ProcessRunner:
         lost_twice: Optional[RunResult] = None
         for _ in range(2):
             with RunFolder(program, self.root, self.plan(program.python).uids) as folder:
-                process, start = self._launch(program, folder, limits, unbuffered)
+                folder.cgroup = self._cgroups.make(limits) if self._cgroups is not None else None
                 try:
-                    result = once(process, start, folder.path)
+                    process, start = self._launch(program, folder, limits, unbuffered)
+                    process.cgroup = folder.cgroup
+                    try:
+                        result = once(process, start, folder.path)
+                    except BaseException:
+                        kill_group(process)  # whatever went wrong on our side, the program ends with it
+                        raise
+                    finally:
+                        release = getattr(process, "release", None)
+                        if release is not None:
+                            release()
                 finally:
-                    release = getattr(process, "release", None)
-                    if release is not None:
-                        release()
+                    if folder.cgroup is not None:
+                        self._cgroups.finish(folder.cgroup)
                 if not getattr(process, "lost", False):
                     return result
                 if self.protections(program.python).grader_in_reach:
@@ -197,8 +220,10 @@ class ProcessRunner:
         raise NotImplementedError
 
     def close(self) -> None:
-        """Free what the runner holds: its servers (if any), the runs' folder, the user ids."""
-        remove_tree(self.root)
+        """Free what the runner holds: its servers (if any), the runs' folder and cgroups, the user ids."""
+        if self._cgroups is not None:
+            self._cgroups.close()
+        self._work_root.close()
         with self._lock:
             plans, self._plans = list(self._plans.values()), {}
         for each in plans:
@@ -221,20 +246,27 @@ class SubprocessRunner(ProcessRunner):
 
     def protections(self, python: str) -> Protections:
         active = self.plan(python)
-        return replace(active.protections, private_tmp=active.prefix is not None)
+        return self._bounded(replace(active.protections, private_tmp=active.prefix is not None))
 
     def _launch(self, program: Program, folder: RunFolder, limits: Limits, unbuffered: bool):
         prefix = self.plan(program.python).prefix or []
+        if prefix:  # a bwrap per run: a process namespace of its own, whose /proc shows the run alone
+            prefix = [prefix[0], "--unshare-pid", *prefix[1:]]
         # RLIMIT_NPROC counts every process of the user: it bounds a run only under an id of its
         # own (root is not limited by it, and under the grader's own id it could starve the grader).
         limited = tuple(item for item in rlimits(limits) if item[0] != "RLIMIT_NPROC" or folder.uid is not None)
-        bootstrap = _BOOTSTRAP.format(
+        report_read, report_write = os.pipe()
+        joins = folder.cgroup.fds if folder.cgroup is not None else ()
+        bootstrap = _CHILD_MODULES_SOURCE + _BOOTSTRAP.format(
+            joins=joins,
             limits=limited,
             script=folder.script,
             folder=folder.path,
             uid=folder.uid,
-            seeding=_SEEDING,
             seed=program.seed,
+            report_fd=report_write,
+            rules=rules_for_child(program.rules),
+            filter=self.plan(program.python).protections.syscall_filter,
         )
         # Not -I (it ignores PYTHONHASHSEED): the environment is ours alone, and -s leaves out the
         # user's site folder.
@@ -244,15 +276,24 @@ class SubprocessRunner(ProcessRunner):
         if os.name == "nt":
             env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "")
         start = time.monotonic()
-        process = (_Wrapped if prefix else subprocess.Popen)(
-            [*prefix, program.python, *flags, "-c", bootstrap],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=folder.path,
-            env=env,
-            start_new_session=(os.name == "posix"),
-        )
+        try:
+            process = (_Wrapped if prefix else subprocess.Popen)(
+                [*prefix, program.python, *flags, "-c", bootstrap],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=folder.path,
+                env=env,
+                start_new_session=(os.name == "posix"),
+                pass_fds=(report_write, *joins),
+            )
+        except BaseException:
+            os.close(report_read)
+            raise
+        finally:
+            os.close(report_write)
+        process.report = os.fdopen(report_read, "rb", buffering=0)
+        process.report_capture = Capture(REPORT_BYTES)
         return process, start
 
 
@@ -268,50 +309,6 @@ class _Wrapped(subprocess.Popen):
     @returncode.setter
     def returncode(self, value) -> None:
         self.__dict__["_raw_code"] = value
-
-
-class RunFolder:
-    """A fresh folder in the runner's root holding the program (and its companions), owned by the
-    run's own user id when there is a pool of them; removed, and the id given back, on exit."""
-
-    def __init__(self, program: Program, root: str, uids) -> None:
-        self.program, self.root, self.uids = program, root, uids
-        self.path = self.script = ""
-        self.uid: Optional[int] = None
-
-    def __enter__(self) -> RunFolder:
-        self.path = tempfile.mkdtemp(prefix="run-", dir=self.root)
-        if self.uids is not None:
-            self.uid = self.uids.take()
-        for companion in self.program.companions:
-            shutil.copyfile(companion, Path(self.path) / companion.name)
-        self.script = str(Path(self.path) / self.program.run_name)
-        shutil.copyfile(self.program.script, self.script)
-        if self.uid is not None:
-            for path in [self.path, *(str(p) for p in Path(self.path).iterdir())]:
-                os.chown(path, self.uid, self.uid)
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        remove_tree(self.path)
-        if self.uid is not None:
-            self.uids.give(self.uid)
-
-
-def remove_tree(folder: str) -> None:
-    """Remove ``folder`` and what a program left in it, even folders it made unreadable."""
-
-    def unlock(function, path, _):
-        try:
-            parent = os.path.dirname(path)
-            os.chmod(parent, os.stat(parent).st_mode | stat.S_IRWXU)
-            if os.path.isdir(path) and not os.path.islink(path):
-                os.chmod(path, stat.S_IRWXU)
-            function(path)
-        except OSError:
-            pass
-
-    shutil.rmtree(folder, onerror=unlock)
 
 
 def rlimits(limits: Limits) -> Tuple[Tuple[str, int], ...]:

@@ -27,31 +27,25 @@ from pathlib import Path
 from typing import Dict, Optional, Tuple
 
 from grader.model import Limits
+from grader.run.capture import REPORT_BYTES, Capture
 from grader.run.execute import (
     FIXED_HASHING,
     ProcessRunner,
     Program,
-    RunFolder,
     RunnerFailure,
     SubprocessRunner,
+    child_modules_source,
     rlimits,
+    rules_for_child,
 )
+from grader.run.run_folders import RunFolder
 from grader.run.sandbox import Protections, with_fork_server
 
 
 def _zygote_source() -> str:
-    """The fork server's source: ``zygote_isolation`` and ``seeded_randomness`` made modules, then
-    ``zygote`` itself (the server imports nothing from ``grader``)."""
-    here = Path(__file__).parent
-    source = "import sys as _sys, types as _types\n"
-    for name in ("zygote_isolation", "seeded_randomness"):
-        text = (here / f"{name}.py").read_text(encoding="utf-8")
-        source += (
-            f"_module = _types.ModuleType({name!r})\n"
-            f"exec(compile({text!r}, '{name}.py', 'exec'), _module.__dict__)\n"
-            f"_sys.modules[{name!r}] = _module\n"
-        )
-    return source + "del _sys, _types, _module\n" + (here / "zygote.py").read_text(encoding="utf-8")
+    """The fork server's source: the child's modules (``CHILD_MODULES``), then ``zygote`` itself
+    (the server imports nothing from ``grader``)."""
+    return child_modules_source() + (Path(__file__).parent / "zygote.py").read_text(encoding="utf-8")
 
 
 _ZYGOTE = _zygote_source()
@@ -80,15 +74,22 @@ class _Child:
     """A program the server forked: its pipes, its pid, and its exit status when it comes."""
 
     def __init__(
-        self, server: _Server, ident: int, stdin_fd: int, stdout_fd: int, stderr_fd: int, below_an_init: bool = False
+        self,
+        server: _Server,
+        ident: int,
+        pipes: Tuple[int, int, int, int],
+        below_an_init: bool = False,
     ) -> None:
         self.server = server
         self._below_an_init = below_an_init
         self._program_pid = 0
         self.ident = ident
+        stdin_fd, stdout_fd, stderr_fd, report_fd = pipes
         self.stdin = os.fdopen(stdin_fd, "wb")
         self.stdout = os.fdopen(stdout_fd, "rb", buffering=0)
         self.stderr = os.fdopen(stderr_fd, "rb", buffering=0)
+        self.report = os.fdopen(report_fd, "rb", buffering=0)
+        self.report_capture = Capture(REPORT_BYTES)
         self._pid = 0
         self.started = threading.Event()
         self.ended = threading.Event()
@@ -176,6 +177,7 @@ class _Child:
             self._released = True
             os.close(self._done_read)
             os.close(self._done_write)
+            self.report.close()
 
 
 class _Server:
@@ -251,7 +253,7 @@ class _Server:
         with self.send_lock:
             self.sock.sendmsg([data], ancillary)
 
-    def spawn(self, folder: RunFolder, limits: Limits, unbuffered: bool, seed: str = "") -> _Child:
+    def spawn(self, folder: RunFolder, limits: Limits, unbuffered: bool, seed: str = "", rules=()) -> _Child:
         """Ask for one program, its randomness from ``seed``; returns at once (its pid comes when
         the server has forked it).
 
@@ -262,9 +264,11 @@ class _Server:
         stdin_read, stdin_write = os.pipe()
         stdout_read, stdout_write = os.pipe()
         stderr_read, stderr_write = os.pipe()
+        report_read, report_write = os.pipe()
         ident = next(self.ids)
         isolate = (self.hello or {}).get("isolation")
-        child = _Child(self, ident, stdin_write, stdout_read, stderr_read, below_an_init=isolate == "userns")
+        pipes = (stdin_write, stdout_read, stderr_read, report_read)
+        child = _Child(self, ident, pipes, below_an_init=isolate == "userns")
         self.children[ident] = child
         request = {
             "op": "run",
@@ -276,14 +280,16 @@ class _Server:
             "uid": folder.uid,
             "isolate": isolate,
             "seed": seed,
+            "rules": rules_for_child(rules),
         }
+        joins = folder.cgroup.fds if folder.cgroup is not None else ()
         try:
-            self._send(request, [stdin_read, stdout_write, stderr_write])
+            self._send(request, [stdin_read, stdout_write, stderr_write, report_write, *joins])
         except OSError:
             self.alive = False
             raise ServerGone from None
         finally:
-            for fd in (stdin_read, stdout_write, stderr_write):
+            for fd in (stdin_read, stdout_write, stderr_write, report_write):
                 os.close(fd)
         return child
 
@@ -333,7 +339,7 @@ class ForkServerRunner(ProcessRunner):
             fallback = SubprocessRunner.protections(self, python)
             said = "; ".join(filter(None, [fallback.note, f"{error}: each run was a new interpreter"]))
             return replace(fallback, note=said)
-        return with_fork_server(self.plan(python).protections, hello.get("isolation"))
+        return self._bounded(with_fork_server(self.plan(python).protections, hello))
 
     def _server(self, python: str, trusted: bool) -> _Server:
         """The running server for ``python`` (students' or the course's own); ``ServerCannotStart``."""
@@ -360,7 +366,7 @@ class ForkServerRunner(ProcessRunner):
             start = time.monotonic()
             try:
                 server = self._server(program.python, program.trusted)
-                return server.spawn(folder, limits, unbuffered, program.seed), start
+                return server.spawn(folder, limits, unbuffered, program.seed, program.rules), start
             except ServerCannotStart:
                 # Said in the report's header (``protections``); the plan's protections still hold.
                 return SubprocessRunner._launch(self, program, folder, limits, unbuffered)

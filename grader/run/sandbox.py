@@ -25,6 +25,11 @@ from grader.run.uid_pool import UidPool
 # Modules the probe imports as the programs' user: the standard library's own folder, its compiled
 # extensions and a pure-Python module the fork server has not loaded (so they are read afresh).
 _PROBE_IMPORTS = "import fractions, decimal, dataclasses, typing, datetime, heapq, statistics, __future__"
+# Installs the system call filter (``syscall_filter``), as a new interpreter's bootstrap does.
+_FILTER_PROBE = (
+    f"exec(compile({(Path(__file__).parent / 'syscall_filter.py').read_text(encoding='utf-8')!r}, "
+    "'syscall_filter.py', 'exec')); install()"
+)
 
 
 @dataclass(frozen=True)
@@ -35,9 +40,13 @@ class Protections:
     limits: bool = False  # CPU, memory, file size, processes, open files (resource limits)
     separate_user: bool = False
     no_network: bool = False
-    files_hidden: bool = False  # test cases and reference solutions out of the program's view
+    files_hidden: bool = False  # a read-only view of the system and interpreter only: no course, no class folder
     private_tmp: bool = False  # its own /tmp, /var/tmp, /dev/shm and IPC namespace, gone with the run
+    files_capped: bool = False  # its folder and temporary folders on capped file systems of its own
+    run_bounded: bool = False  # memory and processes of the run as a whole (a cgroup per run)
     own_processes: bool = False  # no other process in reach: a user id or a process namespace of its own
+    processes_hidden: bool = False  # its /proc shows its own processes only
+    syscall_filter: bool = False  # no new namespaces, mounts, kernel keys (seccomp)
     strays_killed: bool = False  # processes left behind are found and killed (subreaper)
     note: str = ""  # why the runner gives less than it could (e.g. the fork server did not start)
 
@@ -45,9 +54,13 @@ class Protections:
         "limits": "resource limits",
         "separate_user": "an unprivileged user for each run",
         "no_network": "no network",
-        "files_hidden": "course files hidden",
+        "files_hidden": "course files and other work out of view",
         "private_tmp": "private temporary folders and IPC for each run",
+        "files_capped": "a run's files capped",
+        "run_bounded": "memory and processes capped for a run as a whole",
         "own_processes": "no other process in reach",
+        "processes_hidden": "no other process in sight",
+        "syscall_filter": "no new namespaces or mounts",
         "strays_killed": "left-over processes killed",
     }
 
@@ -143,16 +156,17 @@ def _traversable_parents(folder: str, made: set) -> List[str]:
     return options
 
 
-def _probe(prefix: Sequence[str], python: str, uids: Optional[UidPool]) -> str:
-    """Run the interpreter as the programs will (in the sandbox, as a pool user): "" when it can
-    import the standard library, else what went wrong (its last line of error output)."""
+def _probe(prefix: Sequence[str], python: str, uids: Optional[UidPool], code: str = _PROBE_IMPORTS) -> str:
+    """Run ``code`` in the interpreter as the programs will (in the sandbox, as a pool user): "" when
+    it works (by default: imports of the standard library), else what went wrong (its last line of
+    error output)."""
     drop = ""
     uid = uids.take() if uids is not None else None
     if uid is not None:
         drop = f"import os; os.setgroups([]); os.setgid({uid}); os.setuid({uid}); "
     try:
         done = subprocess.run(
-            [*prefix, python, "-I", "-S", "-c", drop + _PROBE_IMPORTS], capture_output=True, text=True, timeout=30
+            [*prefix, python, "-I", "-S", "-c", drop + code], capture_output=True, text=True, timeout=30
         )
     except (OSError, subprocess.TimeoutExpired) as error:
         return str(error)
@@ -194,20 +208,27 @@ def plan(python: str, work_root: str, use_sandbox: bool = True) -> Plan:
         separate_user=uids is not None,
         no_network=prefix is not None,
         files_hidden=prefix is not None,
+        processes_hidden=prefix is not None,  # a bwrap per run has a process namespace of its own
+        syscall_filter=posix and _probe(prefix or [], python, None, _FILTER_PROBE) == "",
         strays_killed=False,
         note=note,
     )
     return Plan(prefix=prefix, uids=uids, protections=protections)
 
 
-def with_fork_server(protections: Protections, isolation: Optional[str]) -> Protections:
-    """What the fork server adds: its speed, per-run isolation where it found a way, strays killed."""
+def with_fork_server(protections: Protections, hello: dict) -> Protections:
+    """What the fork server adds, from what it said when it was ready (``hello``): its speed, per-run
+    isolation where it found a way, its own /proc, capped files, the system call filter, strays killed."""
+    isolation = hello.get("isolation")
     isolated = isolation is not None
     return replace(
         protections,
         fork_server=True,
         private_tmp=isolated,
+        files_capped=isolated,
         # out of reach by a user id of its own (root), or by a process namespace of its own
         own_processes=protections.separate_user or isolation == "userns",
+        processes_hidden=isolation == "userns" or (isolation == "root" and hello.get("proc") == "own"),
+        syscall_filter=bool(hello.get("filter")),
         strays_killed=isolated or Path("/proc/self/task").is_dir(),
     )

@@ -7,10 +7,13 @@ The grader derives each run's seed from the submission's content, the case and t
 (``submitted_program.run_seed``), so repeats of a case still see different streams.
 
 Seeded here: the ``random`` module's functions, every ``random.Random()`` made without a seed,
-``os.urandom`` and what draws on it (``random.SystemRandom``, ``secrets``, ``uuid.uuid4``, the names
-``tempfile`` makes). String hashing (the order of a set of strings) is fixed for every run by
-``PYTHONHASHSEED=0`` where the interpreter starts. A program that seeds from the clock
-(``random.seed(time.time())``) stays random: nothing can make the clock repeat.
+``os.urandom`` and ``os.getrandom`` and what draws on them (``random.SystemRandom``, ``secrets``,
+``uuid.uuid4``, the names ``tempfile`` makes). ``device_bytes`` gives what the run's own
+/dev/urandom and /dev/random hold (``run_mounts``), and the ``getrandom`` system call answers as on a
+kernel without it (``syscall_filter``), so that code reaching past Python reads those. String
+hashing (the order of a set of strings) is fixed for every run by ``PYTHONHASHSEED=0`` where the
+interpreter starts. A program that seeds from the clock (``random.seed(time.time())``) stays
+random: nothing can make the clock repeat.
 """
 
 import hashlib
@@ -41,6 +44,15 @@ def seed_everything(seed):
         return stream.take(size)
 
     os.urandom = urandom
+    if hasattr(os, "getrandom"):
+
+        def getrandom(size, flags=0):
+            """Like os.getrandom: ``size`` bytes, here from the run's seed."""
+            if size < 0:
+                raise ValueError("negative argument not allowed")
+            return stream.take(size)
+
+        os.getrandom = getrandom
     if hasattr(random, "_urandom"):
         random._urandom = urandom  # SystemRandom (and so secrets) draws through this name
     unseeded = random.Random.seed
@@ -54,3 +66,12 @@ def seed_everything(seed):
     # The module's functions are methods of one hidden instance, bound when ``random`` was imported.
     random.seed = random._inst.seed
     random.seed(seed)
+
+
+# What the run's /dev/urandom and /dev/random hold: reads past it find the end of the file.
+DEVICE_BYTES = 64 * 1024
+
+
+def device_bytes(seed):
+    """The bytes of the run's own random devices, from ``seed`` (apart from the stream ``os.urandom`` gives)."""
+    return hashlib.shake_256(b"devices:" + seed.encode("utf-8", "surrogatepass")).digest(DEVICE_BYTES)

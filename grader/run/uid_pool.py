@@ -25,11 +25,13 @@ from grader.errors import GraderError
 FIRST_UID = 900_000
 POOL_SIZE = 1024
 LOCK_FOLDER = "/run/nim-grader/uids"
-_WAIT_S = 0.01
+_POLL_S = 0.01
+# How long a run waits for a free id: far longer than runs take (their time limits are seconds).
+WAIT_S = 120.0
 
 
 class UidPool:
-    """Takes and gives back user ids for runs; ``take()`` waits while every id is in use."""
+    """Takes and gives back user ids for runs; ``take()`` waits (within a bound) while every id is in use."""
 
     def __init__(self, first: int = FIRST_UID, size: int = POOL_SIZE, folder: str = LOCK_FOLDER) -> None:
         self.first, self.size, self.folder = first, size, folder
@@ -37,8 +39,12 @@ class UidPool:
         self._lock = threading.Lock()
         _make_folder(folder)
 
-    def take(self) -> int:
-        """An id that no run on this machine is using now; it is this pool's until ``give``."""
+    def take(self, wait_s: float = WAIT_S) -> int:
+        """An id that no run on this machine is using now; it is this pool's until ``give``.
+
+        Waits while every id is in use, at most ``wait_s`` seconds: then ``GraderError`` says so.
+        """
+        deadline = time.monotonic() + wait_s
         while True:
             # Start at a random place: pools started at the same time then rarely try the same ids.
             start = random.randrange(self.size)
@@ -46,7 +52,13 @@ class UidPool:
                 uid = self.first + (start + offset) % self.size
                 if self._try(uid):
                     return uid
-            time.sleep(_WAIT_S)
+            if time.monotonic() >= deadline:
+                raise GraderError(
+                    f"every one of the {self.size:,} user ids for student programs ({self.first} to "
+                    f"{self.first + self.size - 1}) has been in use for {wait_s:g} s by graders on this machine: "
+                    "grade again when fewer are running (locks of graders that ended are freed by the system)."
+                )
+            time.sleep(_POLL_S)
 
     def give(self, uid: int) -> None:
         """Give ``uid`` back (its lock is released)."""

@@ -15,11 +15,15 @@ reference solution or case (the grader runs reference solutions in a server of t
 
 Protocol on the socket whose fd is the first argument (a SOCK_SEQPACKET socket: one JSON message
 per packet):
-  server → grader  {"hello": {"isolation": "root" | "userns" | null}}   once, when it is ready:
-                   how each run gets its own IPC namespace and temporary folders (null: it cannot)
+  server → grader  {"hello": {"isolation": "root" | "userns" | null, "proc": "own" | "all",
+                   "filter": bool}}   once, when it is ready: how each run gets its own namespaces
+                   and file systems (null: it cannot), whether its /proc shows its own processes
+                   only, and whether the system call filter is installed in each
   grader → server  {"op": "run", "id": N, "folder": ..., "script": ..., "limits": [[name, value]...],
-                    "unbuffered": bool, "uid": int or null, "isolate": mode or null, "seed": str}
-                   with three file descriptors (stdin, stdout, stderr) attached (SCM_RIGHTS)
+                    "unbuffered": bool, "uid": int or null, "isolate": mode or null, "seed": str,
+                    "rules": [...]}
+                   with file descriptors attached (SCM_RIGHTS): stdin, stdout, stderr, the report
+                   channel, then the cgroup.procs files of the run's cgroups (if any)
   server → grader  {"id": N, "pid": P}           the child started
                    {"id": N, "status": S}        it ended (a raw wait status)
                    {"id": N, "error": "..."}     it could not be started
@@ -27,12 +31,10 @@ per packet):
 """
 
 import array
-import builtins
 
 # What submissions commonly import, loaded once here so that children start with them ready.
 import collections  # noqa: F401
 import copy  # noqa: F401
-import faulthandler
 import functools  # noqa: F401
 import gc
 import io
@@ -49,12 +51,12 @@ import socket
 import string  # noqa: F401
 import sys
 import time  # noqa: F401
-import traceback
-import types
 
-# Sent ahead of this source by the grader (``forkserver``), as modules: per-run isolation and
-# limits; each run's randomness from its seed.
+# Sent ahead of this source by the grader (``forkserver``), as modules: the program run as
+# __main__ and its report channel; per-run isolation and limits; each run's randomness from its seed.
+import child_program
 import seeded_randomness
+import syscall_filter
 import zygote_isolation as isolation
 
 
@@ -136,52 +138,27 @@ def _streams(unbuffered):
 STREAMS = {False: _streams(False), True: _streams(True)}
 
 
-def _compiled(script):
-    """The student file compiled here, in the child (the server never reads it), or the exception
-    reading or compiling it raised, to be raised again as the program's own."""
-    try:
-        with open(script, "rb") as handle:
-            return compile(handle.read(), script, "exec", dont_inherit=True)
-    except Exception as error:  # any failure to compile is the program's: raised again as its own
-        return error
-
-
-def _run_main(code, script):
-    """Run compiled student code as the ``__main__`` module, as ``python script`` would."""
-    if isinstance(code, BaseException):
-        raise code
-    main = types.ModuleType("__main__")
-    main.__file__ = script
-    main.__builtins__ = builtins
-    sys.modules["__main__"] = main
-    exec(code, main.__dict__)
-
-
-def _show_exception():
-    """Print the exception being handled as an uncaught one is: through ``sys.excepthook``.
-
-    (Python's own hook is written in C: on 3.11 it prints a child's first traceback in a tenth of
-    the time ``traceback.print_exc`` takes, which touches far more of the memory shared with us.)
-    """
-    try:
-        sys.excepthook(*sys.exc_info())
-    except BaseException:
-        traceback.print_exc()
-
-
 def _child(request, fds, keep_closed):
-    """In the forked child: become the student's program. Never returns."""
+    """In the forked child: become the student's program. Never returns.
+
+    ``fds``: its standard input, output and error, its report channel (``child_program``), then the
+    ``cgroup.procs`` files of the run's cgroups, if any.
+    """
     exit_code = 1
     started = False
     try:
+        for fd in fds[4:]:  # the run's cgroups: everything from here on counts in them
+            os.write(fd, b"0")
+            os.close(fd)
         os.setsid()
         for fd in keep_closed:
             os.close(fd)
-        for target, fd in enumerate(fds):
+        for target, fd in enumerate(fds[:3]):
             os.dup2(fd, target)
-        for fd in fds:
-            if fd > 2:
+        for fd in fds[:3]:
+            if fd > 2 and fd not in fds[3:]:
                 os.close(fd)
+        child_program.take_channel(fds[3])
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
@@ -191,38 +168,24 @@ def _child(request, fds, keep_closed):
         uid = request.get("uid")
         if uid is not None and os.getuid() == 0:
             isolation.end_leftovers(uid)
-        if request.get("isolate"):
-            isolation.isolate(request["isolate"], folder)  # from here on, this is the program's process
+        seed = request.get("seed") or ""  # the run's own, from the grader
+        if request.get("isolate"):  # from here on, this is the program's process
+            owner = uid if os.getuid() == 0 else None
+            isolation.isolate(request["isolate"], folder, owner, seeded_randomness.device_bytes(seed))
         if uid is not None and os.getuid() == 0:
             isolation.become(uid)
+        child_program.watch_for_stack()
         os.environ["HOME"] = os.environ["TMPDIR"] = folder  # the rest was set when the server started
         unbuffered = request.get("unbuffered", False)
         sys.stdin, sys.stdout, sys.stderr = STREAMS[bool(unbuffered)]
-        seeded_randomness.seed_everything(request.get("seed") or "")  # the run's own, from the grader
+        seeded_randomness.seed_everything(seed)
         script = request["script"]
         sys.argv = [script]
         sys.path.insert(0, folder)
-        code = _compiled(script)
+        if FILTER:
+            syscall_filter.install()  # last: nothing of ours needs what it refuses
         started = True
-        try:
-            _run_main(code, script)
-            exit_code = 0
-        except SystemExit as stop:
-            if stop.code is None:
-                exit_code = 0
-            elif isinstance(stop.code, int):
-                exit_code = stop.code
-            else:
-                print(stop.code, file=sys.stderr)
-                exit_code = 1
-        except BaseException:  # the student's exception: shown as Python would show it
-            _show_exception()
-            exit_code = 1
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
+        exit_code = child_program.run(script, folder, request.get("rules") or ())
     except BaseException as error:  # our own set-up failed: say so on the program's stderr
         if not started:
             os.write(2, f"nim-grader: the program could not be started: {error!r}\n".encode())
@@ -277,16 +240,29 @@ def _kill(pid):
             pass
 
 
+def _filter_works():
+    """Can a child install the system call filter (``syscall_filter``)? Tried in a throw-away child."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            syscall_filter.install()
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+
+
+FILTER = _filter_works()
+
+
 def serve():
     sock = socket.socket(fileno=SOCKET_FD)
     _become_subreaper()
-    # The grader sends SIGUSR1 just before the time limit: the program writes its stack to its
-    # stderr (fd 2 in every child), to say where it was. Registered once, inherited by every fork.
-    faulthandler.register(signal.SIGUSR1, all_threads=True)
     # Everything loaded so far is shared with every child: keep the collector off it, so that
     # children do not copy those pages by touching them (copy-on-write).
     gc.freeze()
-    _send(sock, {"hello": {"isolation": isolation.mode_here(WORK_ROOT)}})
+    mode, proc = isolation.mode_here(WORK_ROOT)
+    _send(sock, {"hello": {"isolation": mode, "proc": proc, "filter": FILTER}})
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)
@@ -325,10 +301,10 @@ def serve():
         request, fds = _receive(sock)
         if request is None:
             break  # the grader has gone: stop, and take the children with us
-        if request.get("op") == "run" and len(fds) != 3:
+        if request.get("op") == "run" and len(fds) < 4:
             for fd in fds:
                 os.close(fd)
-            _send(sock, {"id": request.get("id"), "error": "a run needs three file descriptors"})
+            _send(sock, {"id": request.get("id"), "error": "a run needs four file descriptors"})
             continue
         if request["op"] == "kill":
             pid = next((p for p, i in running.items() if i == request["id"]), None)

@@ -6,24 +6,23 @@ from ``grader``. Linux only where it says so; elsewhere ``mode_here`` finds no i
 """
 
 import ctypes
-import faulthandler
 import os
 import signal
 import struct
+
+import run_mounts  # sent beside this module (Linux only: imported where isolation is tried)
 
 try:
     import resource
 except ImportError:  # not POSIX
     resource = None
 
-_LIBC = ctypes.CDLL(None, use_errno=True)  # the C library: unshare, mount, capset, prctl
-_CLONE_NEWNS, _CLONE_NEWIPC, _CLONE_NEWUSER, _CLONE_NEWPID = 0x00020000, 0x08000000, 0x10000000, 0x20000000
-_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
-_MS_BIND, _MS_REC, _MS_PRIVATE = 4096, 1 << 14, 1 << 18
+try:
+    _LIBC = ctypes.CDLL(None, use_errno=True)  # the C library: unshare, mount, capset, prctl
+except (OSError, TypeError):  # not POSIX: only the limits below are used there
+    _LIBC = None
+_CLONE_NEWUSER, _CLONE_NEWPID = 0x10000000, 0x20000000
 _PR_SET_DUMPABLE = 4
-# Each run's own temporary folders: small, and gone with the run.
-_PRIVATE_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")
-_TMPFS_OPTIONS = b"mode=1777,size=32m,nr_inodes=4096"
 
 
 def _check(result, what):
@@ -32,12 +31,14 @@ def _check(result, what):
         raise OSError(number, f"{what}: {os.strerror(number)}")
 
 
-def isolate(mode, folder):
+def isolate(mode, folder, owner=None, random_bytes=b""):
     """Give this run namespaces of its own, and return in the process that becomes the program.
 
-    Every run gets its own mount and IPC namespaces: empty private /tmp, /var/tmp and /dev/shm, and
-    the run's ``folder`` where it was (bound back into the new /tmp if it was under it, the only run
-    folder left in view), so shared memory and files in /tmp cannot carry anything into a later run.
+    Every run gets its own mount and IPC namespaces (``run_mounts``): its ``folder`` on a capped file
+    system of its own holding copies of its files (owned by user ``owner``), empty capped /tmp,
+    /var/tmp and /dev/shm, no other run's folder, a /proc of its own processes, and /dev/urandom
+    giving ``random_bytes``: shared memory and files cannot carry anything into a later run, nor
+    outlive it.
 
     ``mode`` "root": the server has the privilege, and each run a user id of its own, which keeps
     every other process out of its reach (it cannot signal or trace them): the program is this
@@ -57,15 +58,17 @@ def isolate(mode, folder):
     shorter way. Raises OSError when the namespaces cannot be made.
     """
     if mode == "root":
-        _private_folders(folder)
-        return
+        run_mounts.new_namespace()
+        run_mounts.own_folders(folder, owner)
+        hidden = run_mounts.own_processes_only()
+        run_mounts.seeded_devices(random_bytes)
+        return hidden
     uid, gid = os.getuid(), os.getgid()
     _check(_LIBC.unshare(_CLONE_NEWPID | _CLONE_NEWUSER), "unshare")
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
         with open(f"/proc/self/{name}", "w") as handle:
             handle.write(text)
-    # The grader's "where are you" signal is for the program only (restored there).
-    faulthandler.unregister(signal.SIGUSR1)
+    # The grader's "where are you" signal is for the program only (set up there).
     signal.signal(signal.SIGUSR1, signal.SIG_IGN)
     status_read, status_write = os.pipe()
     init = os.fork()
@@ -74,8 +77,10 @@ def isolate(mode, folder):
         _relay(init, status_read)
     os.close(status_read)
     try:
-        _private_folders(folder)
-        _fresh_proc()
+        run_mounts.new_namespace()
+        run_mounts.own_folders(folder, None)
+        run_mounts.fresh_proc()
+        run_mounts.seeded_devices(random_bytes)
         _drop_capabilities(_LIBC)
         program = os.fork()
     except BaseException as error:  # said on the program's stderr, as any failure to start it
@@ -83,7 +88,7 @@ def isolate(mode, folder):
         os._exit(1)
     if program == 0:
         os.close(status_write)
-        faulthandler.register(signal.SIGUSR1, all_threads=True)
+        signal.signal(signal.SIGUSR1, signal.SIG_DFL)  # the program's process answers it (child_program)
         return
     _quiet()
     while True:  # reap every process of the namespace until the program ends; then end it
@@ -94,34 +99,6 @@ def isolate(mode, folder):
         if pid == program:
             os.write(status_write, struct.pack("i", status))
             os._exit(0)
-
-
-def _private_folders(folder):
-    """New mount and IPC namespaces with empty /tmp, /var/tmp and /dev/shm, ``folder`` kept in view."""
-    libc = _LIBC
-    _check(libc.unshare(_CLONE_NEWNS | _CLONE_NEWIPC), "unshare")
-    _check(libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None), "mount --make-rprivate /")
-    # opened in the new namespace (a bind from a mount of the old one is refused), before /tmp is covered
-    keep = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    for private in _PRIVATE_FOLDERS:
-        if os.path.isdir(private):
-            target = private.encode()
-            _check(libc.mount(b"tmpfs", target, b"tmpfs", _MS_NOSUID | _MS_NODEV, _TMPFS_OPTIONS), "mount " + private)
-            if folder.startswith(private + "/"):
-                os.makedirs(folder, mode=0o711)
-                source = f"/proc/self/fd/{keep}".encode()
-                _check(libc.mount(source, folder.encode(), None, _MS_BIND | _MS_REC, None), "mount --bind " + folder)
-    os.close(keep)
-
-
-def _fresh_proc():
-    """/proc for the new namespace: its own processes only. Where that mount is refused (a
-    sandbox's /proc partly covered), an empty one: a host's /proc would name the grader's processes
-    and, for a program of the grader's own user, open their memory and files."""
-    libc = _LIBC
-    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
-    if libc.mount(b"proc", b"/proc", b"proc", flags, None) != 0:
-        _check(libc.mount(b"tmpfs", b"/proc", b"tmpfs", flags | _MS_RDONLY, b"size=4k,nr_inodes=16"), "mount /proc")
 
 
 def _relay(init, status_read):
@@ -150,12 +127,17 @@ def _relay(init, status_read):
 
 
 def _quiet():
-    """Let go of the program's standard streams (its pipes end when the program's processes end)."""
+    """Let go of the program's standard streams and report channel (fd 3): its pipes end when the
+    program's processes end."""
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     if null > 2:
         os.close(null)
+    try:
+        os.close(3)
+    except OSError:
+        pass
 
 
 def _drop_capabilities(libc):
@@ -166,7 +148,9 @@ def _drop_capabilities(libc):
 
 
 def mode_here(work_root):
-    """How runs can be isolated here ("root", "userns"), tried in a throw-away child; or None.
+    """How runs can be isolated here, tried in a throw-away child: (mode, proc), the mode "root" or
+    "userns" (or None: no way) and whether a run's /proc shows its own processes only ("own") or
+    every process ("all").
 
     ``work_root`` is the folder the run folders are made in (it must stay in view).
     """
@@ -174,18 +158,19 @@ def mode_here(work_root):
         pid = os.fork()
         if pid == 0:
             try:
-                isolate(mode, work_root)  # returns in the would-be program
+                hidden = isolate(mode, work_root)  # returns in the would-be program
                 os.listdir(work_root)
                 if mode == "userns":  # pid 2 of its own namespace, and only its own in /proc
                     seen = {name for name in os.listdir("/proc") if name.isdigit()}
                     os._exit(0 if os.getpid() == 2 and seen <= {"1", "2"} else 1)
-                os._exit(0)
+                os._exit(0 if hidden else 2)
             except BaseException:
                 os._exit(1)
         _, status = os.waitpid(pid, 0)
-        if os.waitstatus_to_exitcode(status) == 0:
-            return mode
-    return None
+        code = os.waitstatus_to_exitcode(status)
+        if code in (0, 2):
+            return mode, "own" if code == 0 else "all"
+    return None, "all"
 
 
 def address_space_now():

@@ -58,6 +58,13 @@ def find_violations(tree: ast.AST, rules: Iterable[Rule]) -> List[Violation]:
 
 
 def _violation(node: ast.AST, rule: Rule) -> Violation:
+    line = getattr(node, "lineno", 0)
+    return Violation(line=line, column=getattr(node, "col_offset", 0), message=violation_message(rule, f"Line {line}"))
+
+
+def violation_message(rule: Rule, where: str) -> str:
+    """The sentence for ``rule`` broken at ``where`` ("Line 12", "line 3 of helper.py"): what the
+    code does, that the exercise does not allow it, and what to do instead."""
     does = {
         "operator": f"uses the {rule.target} operator",
         "name": f"uses {rule.target}()"
@@ -66,13 +73,8 @@ def _violation(node: ast.AST, rule: Rule) -> Violation:
         "import": f"imports {rule.target}",
         "format_spec": f"uses the format code '{rule.target}' (as in f\"{{n:{rule.target}}}\")",
     }[rule.kind]
-    line = getattr(node, "lineno", 0)
     instead = f" Instead, {rule.instead}" if rule.instead else ""
-    return Violation(
-        line=line,
-        column=getattr(node, "col_offset", 0),
-        message=f"Line {line} {does}, which this exercise does not allow.{instead}",
-    )
+    return f"{where[:1].upper()}{where[1:]} {does}, which this exercise does not allow.{instead}"
 
 
 def _import_aliases(tree: ast.AST) -> Dict[str, str]:

@@ -53,11 +53,11 @@ def result_fields(result: TaskResult, page: str, fingerprint: str) -> dict:
         {
             "name": case.case.name,
             "verdict": case.verdict.value,
-            # a hidden case: its name, verdict and hint only (the message of a hidden case says no more)
+            # a hidden case: its name, verdict, fixed sentence and hint (``CaseResult.concealed``), no time
             "message": case.message,
             "hidden": case.case.hidden,
             "points": result.points_of(case.case),
-            "time_s": round(case.time_s, 3),
+            "time_s": None if case.case.hidden else round(case.time_s, 3),
         }
         for case in result.cases
     ]

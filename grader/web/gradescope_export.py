@@ -45,7 +45,7 @@ def _tests(tasks: List[Task], chosen: dict, username: str) -> List[GradescopeTes
                     accepted,
                     case.get("message", ""),
                     bool(case.get("hidden")),
-                    case.get("time_s", 0.0),
+                    case.get("time_s") or 0.0,
                 )
             )
     return tests

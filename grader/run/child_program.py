@@ -1,0 +1,190 @@
+"""The student's file run as ``__main__``, and how it ended told to the grader on a channel of its own.
+
+Like ``zygote_isolation``, this runs in the program's own process (the fork server's child, or the
+bootstrap of a new interpreter), never imported by the grader: it imports only the standard library
+(and ``rule_guard``, sent beside it, for a task with rules).
+
+The grader never reads how a program crashed from its standard error, which the program controls:
+the process that runs it writes a structured record to the report channel (file descriptor
+``REPORT_FD``, a pipe the grader made for this run), one JSON object per line:
+
+  {"crash": {"type": "IndexError", "builtin": true, "text": "...", "frames": [[file, line, function]...]}}
+  {"rule": INDEX, "file": "bin_num.py", "line": 12}      a rule of the task broken while running
+
+``frames`` are the frames in the student's files only (named as in the run folder), innermost last.
+The stack asked for at the time limit (SIGUSR1) is written to the same channel by ``faulthandler``,
+as its usual text. A program can write to the channel too: only its own feedback is at stake (the
+verdict comes from its exit status, and a hidden case shows nothing of a record).
+"""
+
+import builtins
+import faulthandler
+import json
+import os
+import signal
+import sys
+import types
+
+REPORT_FD = 3
+_MAX_FRAMES = 12
+_MAX_TEXT = 600
+# Written as it is when there is no memory left to build a record.
+_OUT_OF_MEMORY = b'{"crash": {"type": "MemoryError", "builtin": true, "text": "", "frames": []}}\n'
+
+
+def take_channel(fd):
+    """Make ``fd`` (the write end the grader sent) the report channel, out of reach of the
+    processes the program starts (close-on-exec)."""
+    if fd != REPORT_FD:
+        os.dup2(fd, REPORT_FD)
+        os.close(fd)
+    os.set_inheritable(REPORT_FD, False)
+
+
+def watch_for_stack():
+    """At the time limit the grader sends SIGUSR1: the program then writes where it is (its stack)
+    to the report channel. Set in the process that runs the program."""
+    if hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, file=REPORT_FD, all_threads=True)
+
+
+def _write(data):
+    try:
+        while data:
+            data = data[os.write(REPORT_FD, data) :]
+    except OSError:
+        pass  # the program closed or filled its channel: the grader says less, nothing breaks
+
+
+def report(record):
+    """Send one record to the grader."""
+    try:
+        data = json.dumps(record).encode("utf-8", "replace") + b"\n"
+    except (TypeError, ValueError, MemoryError, RecursionError):
+        return
+    _write(data)
+
+
+def _text(error):
+    """What the exception says (its message), bounded; "" when it cannot be had."""
+    try:
+        text = error.msg if isinstance(error, SyntaxError) and isinstance(error.msg, str) else str(error)
+    except BaseException:  # a student's __str__ may raise anything
+        return ""
+    return text if len(text) <= _MAX_TEXT else text[:_MAX_TEXT] + "..."
+
+
+def _in_folder(path, folder):
+    prefix = folder.rstrip("/") + "/"
+    return path[len(prefix) :] if isinstance(path, str) and path.startswith(prefix) else ""
+
+
+def crash_record(error, folder):
+    """The record of ``error`` ending the program that runs in ``folder``."""
+    frames = []
+    tb = error.__traceback__
+    while tb is not None:
+        name = _in_folder(tb.tb_frame.f_code.co_filename, folder)
+        if name:
+            frames.append([name, tb.tb_lineno if isinstance(tb.tb_lineno, int) else 0, tb.tb_frame.f_code.co_name])
+            if len(frames) > 2 * _MAX_FRAMES:  # (a deep recursion: its innermost frames are what matter)
+                del frames[:_MAX_FRAMES]
+        tb = tb.tb_next
+    if isinstance(error, SyntaxError):  # where the file that does not compile is wrong: not a frame
+        name = _in_folder(error.filename, folder)
+        if name and isinstance(error.lineno, int):
+            frames.append([name, error.lineno, "<module>"])
+    kind = type(error)
+    builtin = getattr(builtins, kind.__name__, None) is kind
+    return {
+        "crash": {
+            "type": kind.__name__[:100],
+            "builtin": builtin,
+            "text": _text(error),
+            "frames": frames[-_MAX_FRAMES:],
+        }
+    }
+
+
+def report_crash(error, folder):
+    """Send the record of ``error`` (a fixed one when even that needs memory the program has not left)."""
+    try:
+        report(crash_record(error, folder))
+    except MemoryError:
+        _write(_OUT_OF_MEMORY)
+
+
+def compiled(script, rules):
+    """The student's file compiled here, in the child (the server never reads it), with the task's
+    rules checked as it runs (``rule_guard``); or the exception reading or compiling it raised, to
+    be raised again as the program's own."""
+    try:
+        with open(script, "rb") as handle:
+            source = handle.read()
+        if rules:
+            import rule_guard
+
+            return rule_guard.prepare(source, script, rules)
+        return compile(source, script, "exec", dont_inherit=True)
+    except Exception as error:  # any failure to compile is the program's: raised again as its own
+        return error
+
+
+def _show_exception():
+    """Print the exception being handled as an uncaught one is: through ``sys.excepthook``.
+
+    (Python's own hook is written in C: on 3.11 it prints a child's first traceback in a tenth of
+    the time ``traceback.print_exc`` takes, which touches far more of the memory shared with us.)
+    """
+    try:
+        sys.excepthook(*sys.exc_info())
+    except BaseException:
+        pass
+
+
+def run(script, folder, rules=()):
+    """Run ``script`` (in ``folder``) as ``__main__`` as ``python script`` would; its exit status.
+
+    An exception that ends it is printed to its standard error, as Python prints it, and reported
+    to the grader as a record.
+    """
+    code = compiled(script, rules)
+    extra = {}
+    if rules and not isinstance(code, BaseException):
+        import rule_guard
+
+        def broken(index, file, line):
+            report({"rule": index, "file": _in_folder(file, folder), "line": line})
+            os._exit(1)
+
+        extra = rule_guard.install(rules, broken)
+    try:
+        if isinstance(code, BaseException):
+            raise code
+        main = types.ModuleType("__main__")
+        main.__file__ = script
+        main.__builtins__ = builtins
+        main.__dict__.update(extra)
+        sys.modules["__main__"] = main
+        exec(code, main.__dict__)
+        return 0
+    except SystemExit as stop:
+        if stop.code is None:
+            return 0
+        if isinstance(stop.code, int):
+            return stop.code
+        try:
+            print(stop.code, file=sys.stderr)
+        except BaseException:
+            pass
+        return 1
+    except BaseException as error:  # the student's exception: shown as Python would show it, and reported
+        report_crash(error, folder)
+        _show_exception()
+        return 1
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BaseException:
+                pass

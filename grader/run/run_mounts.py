@@ -1,0 +1,138 @@
+"""Each run's own mounts, made in its own mount namespace: used in the process that becomes the program.
+
+Like ``zygote_isolation``, this runs in the program's process, never imported by the grader: it
+imports only the standard library. Linux only, and only with the privilege to mount (root, or in
+a user namespace of the run's own); ``zygote_isolation.isolate`` calls it.
+
+What a run sees, and why:
+- its folder on a file system of its own, size-capped (``FILES``: bytes and files), holding copies
+  of the program's files: what it writes is bounded, and goes with the mount namespace when the
+  run ends (the grader never has to remove it, however deep or odd the tree);
+- empty /tmp, /var/tmp and /dev/shm, capped the same way, and no other run's folder;
+- a /proc that lists its own processes only (another user's are invisible: ``hidepid``), and none
+  of the machine's other files there (``subset=pid``: no uptime, load or boot id to vary on);
+- /dev/urandom and /dev/random that give bytes from the run's seed, so that a program reading
+  them directly gets the same marks every time.
+"""
+
+import ctypes
+import os
+
+try:
+    _LIBC = ctypes.CDLL(None, use_errno=True)
+except (OSError, TypeError):  # not POSIX: nothing here is used there
+    _LIBC = None
+_CLONE_NEWNS, _CLONE_NEWIPC = 0x00020000, 0x08000000
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
+_MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 1 << 14, 1 << 18
+PRIVATE_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")
+# Each of the run's four file systems (its folder, /tmp, /var/tmp, /dev/shm) holds at most this.
+FILES = "size=32m,nr_inodes=4096"
+_SEED_FILE = "/dev/shm/.nim-grader-random"
+_RANDOM_DEVICES = ("/dev/urandom", "/dev/random")
+
+
+def _check(result, what):
+    if result != 0:
+        number = ctypes.get_errno()
+        raise OSError(number, f"{what}: {os.strerror(number)}")
+
+
+def _mount(source, target, kind, flags, options):
+    encoded = options.encode() if options else None
+    result = _LIBC.mount(source.encode(), target.encode(), kind.encode() if kind else None, flags, encoded)
+    _check(result, "mount " + target)
+
+
+def new_namespace():
+    """New mount and IPC namespaces, whose mounts are this run's alone."""
+    _check(_LIBC.unshare(_CLONE_NEWNS | _CLONE_NEWIPC), "unshare")
+    _mount("none", "/", None, _MS_REC | _MS_PRIVATE, None)
+
+
+def own_folders(folder, owner):
+    """Empty, capped /tmp, /var/tmp and /dev/shm; ``folder`` on a capped file system of its own with
+    copies of its files (owned by user ``owner``, or by whoever we are when None); the other runs'
+    folders out of view. Leaves this process in ``folder``."""
+    keep = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)  # the grader's copies, read below
+    try:
+        for private in PRIVATE_FOLDERS:
+            if os.path.isdir(private):
+                _mount("tmpfs", private, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=1777," + FILES)
+        parent = os.path.dirname(folder.rstrip("/"))
+        if not any(folder.startswith(private + "/") for private in PRIVATE_FOLDERS):
+            _mount("tmpfs", parent, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0711,size=64k,nr_inodes=64")
+        os.makedirs(folder, mode=0o711, exist_ok=True)
+        mine = f",uid={owner},gid={owner}" if owner is not None else ""
+        _mount("tmpfs", folder, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0700," + FILES + mine)
+        _copy_files(keep, folder, owner)
+    finally:
+        os.close(keep)
+    os.chdir(folder)
+
+
+def _copy_files(source_fd, folder, owner):
+    """Copy the regular files of the folder open as ``source_fd`` into ``folder`` (never through a link)."""
+    for entry in os.scandir(source_fd):
+        if not entry.is_file(follow_symlinks=False):
+            continue
+        read = os.open(entry.name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=source_fd)
+        try:
+            target = os.path.join(folder, entry.name)
+            write = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            try:
+                while True:
+                    chunk = os.read(read, 1 << 20)
+                    if not chunk:
+                        break
+                    while chunk:
+                        chunk = chunk[os.write(write, chunk) :]
+                if owner is not None:
+                    os.fchown(write, owner, owner)
+            finally:
+                os.close(write)
+        finally:
+            os.close(read)
+
+
+def own_processes_only():
+    """A /proc of this process namespace that shows other users' processes to nobody but root, and
+    none of the machine's files (Linux 5.8+, where each /proc mount has options of its own; before
+    that the options would change the machine's own /proc: refused here). False when not made."""
+    if _kernel() < (5, 8):
+        return False
+    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    return _LIBC.mount(b"proc", b"/proc", b"proc", flags, b"hidepid=invisible,subset=pid") == 0
+
+
+def fresh_proc():
+    """/proc for a new process namespace: its own processes only, and none of the machine's files
+    where the kernel allows (5.8+). Where that mount is refused (a sandbox's /proc partly covered),
+    an empty one: a host's /proc would name the grader's processes and, for a program of the
+    grader's own user, open their memory and files."""
+    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    if _kernel() >= (5, 8) and _LIBC.mount(b"proc", b"/proc", b"proc", flags, b"subset=pid") == 0:
+        return
+    if _LIBC.mount(b"proc", b"/proc", b"proc", flags, None) != 0:
+        _mount("tmpfs", "/proc", "tmpfs", flags | _MS_RDONLY, "size=4k,nr_inodes=16")
+
+
+def seeded_devices(data):
+    """/dev/urandom and /dev/random read ``data`` (the run's seeded bytes), then end. In /dev/shm,
+    which must be the run's own by now; the file is gone once bound."""
+    with open(_SEED_FILE, "wb") as handle:
+        handle.write(data)
+    try:
+        for device in _RANDOM_DEVICES:
+            if os.path.exists(device):
+                _mount(_SEED_FILE, device, None, _MS_BIND, None)
+                _mount("none", device, None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID, None)
+    finally:
+        os.unlink(_SEED_FILE)
+
+
+def _kernel():
+    try:
+        return tuple(int(part) for part in os.uname().release.split("-")[0].split(".")[:2])
+    except ValueError:
+        return (0, 0)

@@ -1,0 +1,106 @@
+"""A system call filter (seccomp) for the process that becomes a student's program.
+
+Like ``zygote_isolation``, this runs in the program's own process, never imported by the grader: it
+imports only the standard library. Installed last, just before the student's code runs, it is
+inherited by every process the program starts and cannot be lifted.
+
+Refused (EPERM): new namespaces of any kind (``unshare``, ``setns``, ``clone`` with a namespace
+flag: a program with a user namespace of its own could mount file systems the run's limits do not
+count), mounts and the mount API, ``ptrace`` and reading other processes' memory, kernel keyrings
+(shared by every run of one user), BPF, performance counters, userfaultfd and io_uring (which does
+its work outside system calls). ``getrandom`` and ``clone3`` answer ENOSYS, as on an old kernel:
+randomness then comes from /dev/urandom, which the run's own view seeds; the C library falls back
+to ``clone``, whose flags the filter can read. Calls of another architecture's table end the process.
+"""
+
+import ctypes
+import errno
+import os
+import platform
+import struct
+
+_PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
+_RET_ALLOW, _RET_ERRNO, _RET_KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
+_LD_ABS_W, _JEQ, _JSET, _JGE, _RET = 0x20, 0x15, 0x45, 0x35, 0x06
+_NR, _ARCH, _ARG0 = 0, 4, 16  # offsets in struct seccomp_data (the low word of args[0], little-endian)
+# CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET (clone's low byte is its signal)
+_CLONE_NEW_ANY = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
+
+# By machine: the audit architecture, the x32 bit to refuse (or 0), and the numbers of the calls.
+_TABLES = {
+    "x86_64": (
+        0xC000003E,
+        0x40000000,
+        {
+            "unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161,
+            "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
+            "fspick": 433, "mount_setattr": 442, "bpf": 321, "perf_event_open": 298, "userfaultfd": 323,
+            "keyctl": 250, "add_key": 248, "request_key": 249, "ptrace": 101, "process_vm_readv": 310,
+            "process_vm_writev": 311, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+            "getrandom": 318, "clone": 56, "clone3": 435,
+        },
+    ),
+    "aarch64": (
+        0xC00000B7,
+        0,
+        {
+            "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41, "chroot": 51,
+            "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
+            "fspick": 433, "mount_setattr": 442, "bpf": 280, "perf_event_open": 241, "userfaultfd": 282,
+            "keyctl": 219, "add_key": 217, "request_key": 218, "ptrace": 117, "process_vm_readv": 270,
+            "process_vm_writev": 271, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
+            "getrandom": 278, "clone": 220, "clone3": 435,
+        },
+    ),
+}  # fmt: skip
+_NOT_THERE = ("getrandom", "clone3")  # ENOSYS: callers fall back to what the filter allows
+
+
+def _op(code, k, jt=0, jf=0):
+    return struct.pack("HBBI", code, jt, jf, k)
+
+
+def program(machine=None):
+    """The filter for ``machine`` (default: this one) as BPF instructions (bytes), or None when the
+    machine's system call table is not known here."""
+    table = _TABLES.get(machine or platform.machine())
+    if table is None:
+        return None
+    arch, x32, numbers = table
+    ops = [_op(_LD_ABS_W, _ARCH), _op(_JEQ, arch, 1, 0), _op(_RET, _RET_KILL_PROCESS), _op(_LD_ABS_W, _NR)]
+    if x32:
+        ops += [_op(_JGE, x32, 0, 1), _op(_RET, _RET_KILL_PROCESS)]
+    for name, number in numbers.items():
+        if name == "clone":  # only with a namespace flag
+            ops += [
+                _op(_JEQ, number, 0, 4),
+                _op(_LD_ABS_W, _ARG0),
+                _op(_JSET, _CLONE_NEW_ANY, 0, 1),
+                _op(_RET, _RET_ERRNO | errno.EPERM),
+                _op(_RET, _RET_ALLOW),
+            ]
+            continue
+        refused = errno.ENOSYS if name in _NOT_THERE else errno.EPERM
+        ops += [_op(_JEQ, number, 0, 1), _op(_RET, _RET_ERRNO | refused)]
+    ops.append(_op(_RET, _RET_ALLOW))
+    return b"".join(ops)
+
+
+class _Program(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def install():
+    """Install the filter in this process (and all it will start); OSError when the kernel refuses,
+    LookupError on a machine whose table is not known here."""
+    code = program()
+    if code is None:
+        raise LookupError(f"no system call table for {platform.machine()}")
+    libc = ctypes.CDLL(None, use_errno=True)
+    buffer = ctypes.create_string_buffer(code, len(code))
+    fprog = _Program(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    steps = ((_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), (_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0))
+    for args in steps:
+        if libc.prctl(*(ctypes.c_ulong(a) for a in args)) != 0:
+            number = ctypes.get_errno()
+            raise OSError(number, f"prctl: {os.strerror(number)}")
