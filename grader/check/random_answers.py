@@ -44,8 +44,12 @@ def repeat_needed(min_distinct: int) -> int:
 
 
 def answer_key(actual: str) -> str:
-    """An output in a canonical form (JSON re-dumped, or words), to count distinct answers."""
+    """An output in a canonical form (JSON re-dumped, or words), to count distinct answers.
+
+    Never raises: an output Python will not read as JSON (a number of 5,000 digits, brackets nested
+    too deeply) is counted by its words.
+    """
     try:
         return json.dumps(json.loads(actual))
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
         return " ".join(actual.split())

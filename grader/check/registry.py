@@ -5,6 +5,10 @@ Its keyword-only parameters are its options; the loader rejects, at load time, a
 does not take or a value of the wrong type, so a misspelt option in YAML never passes silently.
 Checkers are chosen by name from a ``CheckerRegistry``; a course can register its own.
 ``generic_checkers()`` gives a fresh registry with the checkers any course may use.
+
+A program's output is untrusted, so the registry hands out every checker guarded (``guard``): a
+checker that cannot read an output, or an interactive session that cannot read a line, gives the
+student a wrong answer with a sentence, never an exception out of grading.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping, Optional
 
+from grader.check.guard import GuardedChecker, GuardedSessions
 from grader.check.structured import (
     check_float,
     check_json,
@@ -130,11 +135,15 @@ class CheckerRegistry:
         (``needs_expected=False``) makes ``expected`` optional. An ``interactive`` checker is a
         factory ``function(*, options) -> Session`` that plays against the program instead of
         reading its finished output; its cases need neither ``input`` nor ``expected``.
+
+        ``function`` is kept guarded (``guard``): whatever it raises on a program's output becomes
+        that student's wrong answer.
         """
         if name in self._checkers:
             raise ValueError(f"a checker named '{name}' is already registered")
+        guarded = GuardedSessions(function) if interactive else GuardedChecker(function)
         self._checkers[name] = Checker(
-            name, function, validate_expected, validate_options, needs_expected and not interactive, interactive
+            name, guarded, validate_expected, validate_options, needs_expected and not interactive, interactive
         )
 
     def get(self, name: str) -> Optional[Checker]:

@@ -13,6 +13,7 @@ import math
 import re
 from typing import Any, Mapping, Optional
 
+from grader.check.guard import unreadable_message
 from grader.check.text import ACCEPTED, extra_lines_message, first_word_message, quote, significant_lines
 from grader.model import CheckOutcome, Verdict
 
@@ -107,6 +108,8 @@ def check_json(actual: str, expected: str, case_input: str) -> CheckOutcome:
             extra = extra_lines_message(lines, [lines[answer_lines[0]]])
             return CheckOutcome(Verdict.WRONG_ANSWER, extra, answer_found=True)
         return CheckOutcome(Verdict.WRONG_ANSWER, _not_json_message(actual, error))
+    except (ValueError, RecursionError) as error:  # JSON Python will not read: 5,000 digits, deep brackets
+        return CheckOutcome(Verdict.WRONG_ANSWER, unreadable_message(error))
     where = _json_difference(got, want, "")
     if where is None:
         return ACCEPTED
@@ -138,9 +141,10 @@ def _path_words(path: str) -> str:
 
 
 def _is_json_of(line: str, want: Any) -> bool:
+    """Is ``line`` (a line of untrusted output) the JSON value ``want``? False when it cannot be read."""
     try:
         return _json_difference(json.loads(line), want, "") is None
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return False
 
 

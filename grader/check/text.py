@@ -4,6 +4,10 @@ In: a program's output and the expected text. Out: a ``CheckOutcome`` whose mess
 line, column or word that differs, with white space made visible. The helpers that find and say
 so serve the other checkers, grading, the report and add-case too: ``significant_lines``,
 ``visible``, ``quote``, and ``first_difference`` (the line and column a report marks).
+
+The output is untrusted and may be tens of megabytes: every step here is linear in its size (the
+search for the answer among extra lines too, ``find_lines``), so a hostile output costs the grader
+no more than reading it.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from typing import Optional
 from grader.model import CheckOutcome, Difference, Verdict
 
 ACCEPTED = CheckOutcome(Verdict.ACCEPTED)
+# The ASCII characters str.split() takes for white space.
+_ASCII_SPACE = b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f"
 
 
 def significant_lines(text: str, keep_spaces: bool = False) -> list:
@@ -69,25 +75,55 @@ def first_difference(expected: str, actual: str) -> Optional[Difference]:
     return None
 
 
+def find_lines(lines: list, wanted: list) -> int:
+    """Where ``wanted`` (a non-empty list of lines) first appears whole in ``lines``: its index, or -1.
+
+    Knuth-Morris-Pratt over the lines' numbers (equal lines get the same one): each line is hashed
+    once and the search makes at most 2 * (len(lines) + len(wanted)) comparisons of small integers,
+    where comparing at every start would cost len(lines) * len(wanted).
+    """
+    numbers: dict = {}
+    pattern = [numbers.setdefault(line, len(numbers)) for line in wanted]
+    # fallback[i]: the length of the longest proper prefix of pattern[: i + 1] that is also its suffix
+    fallback = [0] * len(pattern)
+    matched = 0
+    for index in range(1, len(pattern)):
+        while matched and pattern[index] != pattern[matched]:
+            matched = fallback[matched - 1]
+        if pattern[index] == pattern[matched]:
+            matched += 1
+        fallback[index] = matched
+    matched = 0
+    for index, line in enumerate(lines):
+        number = numbers.get(line, -1)  # -1: a line the answer does not have
+        while matched and number != pattern[matched]:
+            matched = fallback[matched - 1]
+        if number == pattern[matched]:
+            matched += 1
+            if matched == len(pattern):
+                return index - matched + 1
+    return -1
+
+
 def extra_lines_message(actual: list, expected: list) -> Optional[str]:
     """When the expected lines appear whole inside the actual ones, name the extra lines."""
     if not expected or len(actual) <= len(expected):
         return None
-    for start in range(len(actual) - len(expected) + 1):
-        if actual[start : start + len(expected)] == expected:
-            before, after = start, len(actual) - start - len(expected)
-            parts = []
-            if before:
-                parts.append(f"{before} line{'s' if before > 1 else ''} before the answer")
-            if after:
-                parts.append(f"{after} line{'s' if after > 1 else ''} after it")
-            first_extra = actual[0] if before else actual[start + len(expected)]
-            return (
-                f"The answer is right, but your program printed {' and '.join(parts)} "
-                f"(the first is {quote(first_extra)}): leftover debug prints? "
-                "Print only the answer."
-            )
-    return None
+    start = find_lines(actual, expected)
+    if start < 0:
+        return None
+    before, after = start, len(actual) - start - len(expected)
+    parts = []
+    if before:
+        parts.append(f"{before} line{'s' if before > 1 else ''} before the answer")
+    if after:
+        parts.append(f"{after} line{'s' if after > 1 else ''} after it")
+    first_extra = actual[0] if before else actual[start + len(expected)]
+    return (
+        f"The answer is right, but your program printed {' and '.join(parts)} "
+        f"(the first is {quote(first_extra)}): leftover debug prints? "
+        "Print only the answer."
+    )
 
 
 def check_text(actual: str, expected: str, case_input: str, *, trailing_space: bool = False) -> CheckOutcome:
@@ -107,12 +143,20 @@ def check_text(actual: str, expected: str, case_input: str, *, trailing_space: b
             if exact_got != exact_want:
                 return CheckOutcome(Verdict.PRESENTATION_ERROR, _spacing_message(exact_got, exact_want))
         return ACCEPTED
-    if "".join(actual.split()) == "".join(expected.split()):
+    if same_but_spacing(actual, expected):
         return CheckOutcome(Verdict.PRESENTATION_ERROR, _spacing_message(got, want))
     extra = extra_lines_message(got, want)
     if extra:
         return CheckOutcome(Verdict.WRONG_ANSWER, extra, answer_found=True)
     return CheckOutcome(Verdict.WRONG_ANSWER, _first_line_message(got, want))
+
+
+def same_but_spacing(actual: str, expected: str) -> bool:
+    """Are the two texts the same once all white space is taken out?"""
+    if actual.isascii() and expected.isascii():  # the usual case, without a list of every word
+        mine, theirs = (text.encode("ascii").translate(None, _ASCII_SPACE) for text in (actual, expected))
+        return mine == theirs
+    return "".join(actual.split()) == "".join(expected.split())
 
 
 def _spacing_message(got: list, want: list) -> str:

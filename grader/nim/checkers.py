@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from grader.check.guard import unreadable_reason
 from grader.model import CheckOutcome, Verdict
 from grader.nim import rules as nim
 
@@ -53,7 +54,7 @@ def _zero_based(board, move) -> str:
 
 
 def _parse_move(actual: str):
-    """``(row, elements)``, or a sentence saying why the output is not a move."""
+    """``(row, elements)``, or a sentence saying why the output (untrusted: any text) is not a move."""
     text = actual.strip()
     try:
         value = json.loads(text)
@@ -61,10 +62,18 @@ def _parse_move(actual: str):
         if len(text.splitlines()) > 1:
             return "Your program printed several lines: leftover debug prints? Print only the move."
         return f'Your output "{text[:80]}" is not a move: print it as JSON, e.g. [2, 3] (row 2, take 3).'
+    except (ValueError, RecursionError, MemoryError) as error:  # e.g. a number of 5,000 digits
+        reason = unreadable_reason(error) or "it cannot be read"
+        return f"Your output is not a move: {reason}. A move is [row, elements], two whole numbers such as [2, 3]."
     if not (isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value)):
-        return f"Your output {json.dumps(value)} is not a move: a move is [row, elements], two whole numbers."
+        return f"Your output {_short(json.dumps(value))} is not a move: a move is [row, elements], two whole numbers."
     return value[0], value[1]
 
 
+def _short(text: str) -> str:
+    """``text`` shortened to its start and end when it is longer than 80 characters."""
+    return text if len(text) <= 80 else f"{text[:38]} ... {text[-38:]}"
+
+
 def _show(move) -> str:
-    return f"[{move[0]}, {move[1]}]"
+    return f"[{nim.number_text(move[0])}, {nim.number_text(move[1])}]"

@@ -6,7 +6,8 @@ output as it comes, types the setup lines, answers each ``make a move`` prompt f
 asking or never ends. What the transcript shows goes to its ``Referee`` (``game_referee``), which
 keeps the board and stops the game at the first broken rule of the transcript in the spec.
 Afterwards ``outcome()`` says whether the game was played right. ``validate_game_options`` checks a
-case's options when the course is loaded.
+case's options when the course is loaded. The output is untrusted and may be megabytes: the session
+keeps it in pieces and counts its lines as they come, so its work is linear in the output.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import re
 import time
 from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
+from grader.check.guard import INT_DIGITS
+from grader.check.text import quote
 from grader.model import RunResult, Verdict
 from grader.nim import rules as nim
 from grader.nim.game_referee import Problem, Referee
@@ -30,6 +33,7 @@ PATIENCE_S = 1.0
 THEN_MODES = ("eof", "random", "perfect")
 # The forms a player may type (spec: parse_move), used when the grader makes up a move.
 _FORMS = ("{} {}", "{},{}", "{}, {}")
+_PROMPT = "make a move"  # what a line that asks the human player for a move contains
 
 
 def validate_game_options(options: Mapping[str, Any]) -> Optional[str]:
@@ -86,8 +90,11 @@ class NimGameSession:
         self.then = then
         self.rng = random.Random(seed)
         self.setup = [players[0], players[1], " ".join(map(str, board))]
-        self.text = ""  # the transcript as a terminal shows it
-        self.partial = ""  # output after the last newline
+        self._transcript: List[str] = []  # what a terminal shows, in pieces (joined when read)
+        self._newlines = 0  # line ends in the transcript so far
+        self._partial: List[str] = []  # output after the last newline, in pieces
+        self._tail = ""  # the partial line's last characters, to find the prompt across pieces
+        self._asks = False  # the partial line contains "make a move"
         self.display: Optional[List[Tuple[int, int]]] = None  # rows of a board display being read
         self.display_line = 0
         self.prompt_pending = False
@@ -116,11 +123,17 @@ class NimGameSession:
 
     def output(self, text: str) -> None:
         """Take new output: complete lines are events; a partial line may be a prompt."""
-        self.text += text
-        self.partial += text
+        self._transcript.append(text)
         self.waiting_since = None
-        *complete, self.partial = self.partial.split("\n")
-        base = self.text.count("\n") - len(complete)
+        if "\n" not in text:
+            self._add_partial(text)
+            return
+        first, *rest = text.split("\n")
+        complete = [self.partial + first, *rest[:-1]]
+        base = self._newlines
+        self._newlines += len(complete)
+        self._clear_partial()
+        self._add_partial(rest[-1])
         for offset, line in enumerate(complete):
             if self.problem:
                 return
@@ -134,7 +147,7 @@ class NimGameSession:
             return self._type(self.setup.pop(0))
         # A line that mentions "make a move" is the prompt only if the program then waits for input
         # (an explanation printed earlier is not); the prompt may end without a newline.
-        if "make a move" in self.partial:
+        if self._asks:
             self.prompt_line = (self.partial, self._current_line())
         if self.prompt_line is not None and not self.prompt_pending:
             self._end_display()
@@ -156,8 +169,10 @@ class NimGameSession:
         typed = self._human_move()
         if typed is None:
             self.input_ended = True
-            self.text += "\n" if self.partial else ""
-            self.partial = ""
+            if self.partial:
+                self._transcript.append("\n")
+                self._newlines += 1
+            self._clear_partial()
             return END_OF_INPUT
         self.referee.typed(typed)
         return self._type(typed)
@@ -171,7 +186,12 @@ class NimGameSession:
     @property
     def transcript(self) -> str:
         """What a terminal would have shown: output with each typed line echoed after its prompt."""
-        return self.text
+        return _joined(self._transcript)
+
+    @property
+    def partial(self) -> str:
+        """The output after the last newline (where a prompt waits for its answer)."""
+        return _joined(self._partial)
 
     def outcome(self, run: RunResult) -> Optional[Problem]:
         """The first broken rule, or a problem with how the game ended; None when all was right.
@@ -185,11 +205,11 @@ class NimGameSession:
         self._end_display()
         if self.problem:
             return self.problem
-        last = max(self.text.count("\n") + (1 if self.partial else 0), 1)
+        last = max(self._newlines + (1 if self.partial else 0), 1)
         if run.timed_out:
             return Problem(self._timeout_message(run), last, Verdict.TIME_LIMIT_EXCEEDED)
         if self.input_ended:
-            if "Traceback (most recent call last)" in run.stderr.decode("utf-8", "replace"):
+            if run.crash is not None:  # reported by the process that ran it, never read from its stderr
                 return Problem(
                     "When the input ended, your program crashed instead of ending quietly. "
                     "Catch EOFError around input() and end the game.",
@@ -229,12 +249,24 @@ class NimGameSession:
     # -- events ------------------------------------------------------------------------------------
 
     def _current_line(self) -> int:
-        return self.text.count("\n") + 1
+        return self._newlines + 1
+
+    def _add_partial(self, text: str) -> None:
+        """More of the line being printed; notes whether it now contains the prompt's words."""
+        seen = self._tail + text
+        self._asks = self._asks or _PROMPT in seen
+        self._tail = seen[-(len(_PROMPT) - 1) :]
+        if text:
+            self._partial.append(text)
+
+    def _clear_partial(self) -> None:
+        self._partial, self._tail, self._asks = [], "", False
 
     def _type(self, line: str) -> str:
         self.waiting_since = None
-        self.text += line + "\n"
-        self.partial = ""
+        self._transcript.append(line + "\n")
+        self._newlines += 1
+        self._clear_partial()
         self.prompt_line = None
         return line
 
@@ -242,21 +274,30 @@ class NimGameSession:
         stripped = line.strip()
         row = _ROW.fullmatch(stripped)
         if self.display is not None and row:
-            self.display.append((int(row.group(1)), len(row.group(2)) // 2))
+            shown = nim.read_whole(row.group(1))  # None (too many digits) counts as out of order, as it is
+            self.display.append((-1 if shown is None else shown, len(row.group(2)) // 2))
             return
         self._end_display()
         if self.problem:
             return
         if stripped == "Nim:":
             self.display, self.display_line = [], number
-        elif "make a move" in line:
+        elif _PROMPT in line:
             self.prompt_line = (line, number)
         elif stripped.startswith("Illegal move"):
             self.referee.illegal(number)
         elif _COMPUTER_MOVE.fullmatch(stripped):
             move = _COMPUTER_MOVE.fullmatch(stripped)
             name = move.group("name").strip()
-            self.referee.computer_move(name, (int(move.group("row")), int(move.group("elements"))), number)
+            row, elements = nim.read_whole(move.group("row")), nim.read_whole(move.group("elements"))
+            if row is None or elements is None:
+                self.referee.fail(
+                    f"The move {quote(stripped)} is illegal: it has a number of more than {INT_DIGITS:,} digits, "
+                    "and no row or heap is that large.",
+                    number,
+                )
+            else:
+                self.referee.computer_move(name, (row, elements), number)
         elif _WINNER.fullmatch(stripped) and _WINNER.fullmatch(stripped).group("name").strip() in self.referee.players:
             self.referee.announced(_WINNER.fullmatch(stripped).group("name").strip(), number)
 
@@ -284,3 +325,10 @@ class NimGameSession:
             row = self.rng.choice([r for r, size in enumerate(board, start=1) if size])
             move = (row, self.rng.randint(1, board[row - 1]))
         return self.rng.choice(_FORMS).format(*move)
+
+
+def _joined(pieces: List[str]) -> str:
+    """The pieces of a text as one string; they are kept joined, so reading again costs nothing."""
+    if len(pieces) > 1:
+        pieces[:] = ["".join(pieces)]
+    return pieces[0] if pieces else ""

@@ -10,6 +10,8 @@ from functools import reduce
 from operator import xor
 from typing import List, Optional, Sequence, Tuple
 
+from grader.check.guard import INT_DIGITS
+
 Move = Tuple[int, int]  # (row counted from 1, elements taken)
 
 # What a player may type for a move: two integers, separated by spaces, a comma, or a comma and spaces.
@@ -31,13 +33,28 @@ def why_illegal(board: Sequence[int], move: Move) -> str:
     """A sentence saying why ``move`` is illegal on ``board`` ("" when it is legal)."""
     row, elements = move
     if not 1 <= row <= len(board):
-        return f"row {row} does not exist (rows count from 1 to {len(board)})"
+        return f"row {number_text(row)} does not exist (rows count from 1 to {len(board)})"
     if elements < 1:
-        return f"a move must take at least 1 object, not {elements}"
+        return f"a move must take at least 1 object, not {number_text(elements)}"
     if elements > board[row - 1]:
-        size = board[row - 1]
-        return f"row {row} holds only {size} object{'s' if size != 1 else ''}, so {elements} cannot be taken"
+        size, taken = board[row - 1], number_text(elements)
+        return f"row {row} holds only {size} object{'s' if size != 1 else ''}, so {taken} cannot be taken"
     return ""
+
+
+def number_text(number: int) -> str:
+    """``number`` for a sentence: a number of more than 20 digits shortened, with its length."""
+    text = str(number)
+    digits = len(text.lstrip("-"))
+    return text if digits <= 20 else f"{text[:8]}...{text[-4:]} (a number of {digits:,} digits)"
+
+
+def read_whole(text: str) -> Optional[int]:
+    """A whole number as a program printed it (digits, perhaps a sign and leading zeros) → its
+    value, or None when it has more digits than Python reads (``guard.INT_DIGITS``)."""
+    sign = text[0] if text[:1] in ("+", "-") else ""
+    digits = text[len(sign) :].lstrip("0") or "0"
+    return None if len(digits) > INT_DIGITS else int(sign + digits)
 
 
 def apply(board: Sequence[int], move: Move) -> List[int]:
@@ -59,7 +76,10 @@ def winning_moves(board: Sequence[int]) -> List[Move]:
 def parse_typed_move(text: str) -> Optional[Move]:
     """What a player typed → (row, elements) as typed, or None when it is not two integers."""
     match = _TYPED_MOVE.fullmatch(text)
-    return (int(match.group(1)), int(match.group(2))) if match else None
+    if not match:
+        return None
+    row, elements = read_whole(match.group(1)), read_whole(match.group(2))
+    return None if row is None or elements is None else (row, elements)
 
 
 def is_computer(name: str) -> bool:

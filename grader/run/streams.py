@@ -6,7 +6,8 @@ the program waits for input). Each returns how the program stopped (time-out, to
 the output itself is kept in the run's ``capture.Capture`` buffers, and ``capture.finish`` reports
 the facts. A process here is anything with ``stdin``/``stdout``/``stderr`` pipes, ``pid``,
 ``poll()`` and ``wait()``; it may also offer ``exit_fd()`` and ``kill_tree()`` (the fork server's
-children do).
+children do). A session reads untrusted output: whatever goes wrong in ``converse``, the program is
+stopped before the error goes on (``_SessionFailed``).
 """
 
 from __future__ import annotations
@@ -48,6 +49,22 @@ class Session(Protocol):
 
     def done(self) -> bool:
         """True when the program should be stopped now (the session has seen enough)."""
+
+
+class _SessionFailed(Exception):
+    """The session raised ``error`` while ``converse`` talked to the program through it."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+def _ask(call, *args):
+    """``call(*args)``, a method of the session; what it raises comes out as ``_SessionFailed``."""
+    try:
+        return call(*args)
+    except Exception as error:
+        raise _SessionFailed(error) from error
 
 
 def pump(process, stdin: bytes, stdout: Capture, stderr: Capture, limits: Limits, start: float) -> Tuple[bool, bool]:
@@ -111,7 +128,10 @@ def converse(process, session: Session, stdout: Capture, stderr: Capture, limits
     """Let ``session`` read the output and type input until the program ends, times out or floods.
 
     Returns (timed_out, output_limit_hit, waiting_for_input_when_stopped). The session is asked for
-    a line only when the program is blocked reading its (empty) standard input.
+    a line only when the program is blocked reading its (empty) standard input. When the session
+    raises, the program's process group is killed at once; a session that offers ``failed(error)``
+    is told (its outcome is then the student's) and the run ends as if it were ``done``, any other
+    session's error goes on. Any other exception also kills the program before it goes on.
     """
     watch = Watch(process, stdout, stderr)
     selector, streams, exit_fd = watch.selector, watch.streams, watch.exit_fd
@@ -143,15 +163,15 @@ def converse(process, session: Session, stdout: Capture, stderr: Capture, limits
                 streams[key.fd].add(data)
                 if key.fd == stdout_fd:
                     got_output = True
-                    session.output(decoder.decode(data))
+                    _ask(session.output, decoder.decode(data))
                 if over_limit(stdout, stderr, limits):
                     return False, True, False
-            if session.done():  # the session has seen enough: the program is stopped now, not waited for
+            if _ask(session.done):  # the session has seen enough: the program is stopped now, not waited for
                 kill_group(process)
                 return False, False, False
             if exited or open_outputs == 0:
-                watch.drain(limits, on_stdout=lambda data: session.output(decoder.decode(data)))
-                session.output(decoder.decode(b"", final=True))
+                watch.drain(limits, on_stdout=lambda data: _ask(session.output, decoder.decode(data)))
+                _ask(session.output, decoder.decode(b"", final=True))
                 process.wait(timeout=max(deadline - time.monotonic(), 0.01))
                 return False, over_limit(stdout, stderr, limits), False
             if got_output:
@@ -159,12 +179,22 @@ def converse(process, session: Session, stdout: Capture, stderr: Capture, limits
                 tick = _FIRST_TICK
                 continue
             if stdin is not None and _waits_for_input(_program_pid(process), stdin, time.monotonic() - last_output):
-                stdin = _type(stdin, session.waiting())
+                stdin = _type(stdin, _ask(session.waiting))
                 tick = _FIRST_TICK
             else:
                 tick = min(2 * tick, _TICK)
     except subprocess.TimeoutExpired:
         return True, False, False
+    except _SessionFailed as failure:
+        kill_group(process)  # the session can no longer judge the program: it must not outlive this
+        failed = getattr(session, "failed", None)
+        if failed is None:
+            raise failure.error from None
+        failed(failure.error)
+        return False, False, False
+    except BaseException:
+        kill_group(process)  # whatever failed here, the program does not outlive it
+        raise
     finally:
         watch.close()
 
