@@ -14,7 +14,7 @@ import pytest
 from support import PROJECT, mutate, render, solution
 
 from grader.grade.grading import grade_file
-from grader.model import RunResult, Verdict
+from grader.model import ChildCrash, RunResult, Verdict
 from grader.nim import game
 from grader.nim import rules as nim
 from grader.run.execute import END_OF_INPUT
@@ -43,7 +43,9 @@ def ask(session, prompt: str):
 
 
 def ran(exit_code=0, stderr=b"", timed_out=False, waiting_for_input=False) -> RunResult:
-    """The facts of a finished run, as the runner reports them."""
+    """The facts of a finished run, as the runner reports them (a traceback printed comes with the
+    crash record of the process that ran the program)."""
+    crash = ChildCrash("EOFError", True, "EOF when reading a line") if b"EOFError" in stderr else None
     return RunResult(
         exit_code=exit_code,
         signal=None,
@@ -54,6 +56,7 @@ def ran(exit_code=0, stderr=b"", timed_out=False, waiting_for_input=False) -> Ru
         time_s=0.1,
         timed_out=timed_out,
         waiting_for_input=waiting_for_input,
+        crash=crash,
     )
 
 
