@@ -7,8 +7,11 @@ extra (Django, waitress; Python 3.10+): without it each command says how to inst
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
+from typing import Optional
+from urllib.parse import urlsplit
 
 from grader.cli.grading_setup import course_folder
 from grader.errors import UsageError
@@ -21,7 +24,11 @@ def _common(parser) -> None:
     parser.add_argument("--data", required=True, metavar="DIR", help="the portal's folder (database, settings)")
     parser.add_argument("--course", metavar="DIR", help="the course folder (default: this project)")
     parser.add_argument(
-        "--db", metavar="URL", help="a database URL (postgresql://user@host/name); default SQLite in DIR"
+        "--db",
+        metavar="URL",
+        default=os.environ.get("NIM_GRADER_DB") or None,
+        help="a database URL (postgresql://user@host/name; its password from PGPASSWORD or PGPASSFILE, never "
+        "here); default $NIM_GRADER_DB, or SQLite in DIR",
     )
     parser.add_argument(
         "--dask",
@@ -94,7 +101,12 @@ def add_parsers(commands) -> None:
     password.add_argument("usernames", nargs="+", metavar="USERNAME")
     for action in (roster, token, password):
         action.add_argument("--data", required=True, metavar="DIR", help="the portal's folder")
-        action.add_argument("--db", metavar="URL", help="a database URL (default: SQLite in DIR)")
+        action.add_argument(
+            "--db",
+            metavar="URL",
+            default=os.environ.get("NIM_GRADER_DB") or None,
+            help="a database URL (default: $NIM_GRADER_DB, or SQLite in DIR)",
+        )
         action.add_argument("--course", metavar="DIR", help=argparse.SUPPRESS)
         action.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
@@ -114,7 +126,24 @@ def _web():
     return server
 
 
+def _warn_of_password(url: Optional[str]) -> None:
+    """A password in a database URL on the command line is there for every process of the machine to
+    read (/proc/PID/cmdline): say so, and where it belongs."""
+    try:
+        secret = urlsplit(url).password if url else None
+    except ValueError:
+        return
+    if secret:
+        print(
+            "warning: the --db URL holds a password, which every process on this machine can read on the "
+            "command line: put it in a file only the portal's user may read (chmod 600) named by PGPASSFILE, "
+            "or in PGPASSWORD, and leave it out of the URL (postgresql://user@host/name).",
+            file=sys.stderr,
+        )
+
+
 def _plan(args, **where):
+    _warn_of_password(args.db)
     server = _web()
     if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers {args.workers}: at least 1.")
@@ -150,6 +179,7 @@ def dispatch_command(args) -> int:
 
 
 def users_command(args) -> int:
+    _warn_of_password(args.db)
     server = _web()
     server.prepare(Path(args.data).resolve(), course_folder(args.course).root, args.db)
     from grader.web import roster

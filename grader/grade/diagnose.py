@@ -116,6 +116,11 @@ def limit_hint(crash: Crash, limits) -> str:
     text = crash.text
     if "Too many open files" in text:
         return f"Your program opened more than {limits.open_files} files at once (the open files limit)."
+    if "No space left on device" in text or "Disk quota exceeded" in text:
+        return (
+            "Your program wrote more files than a run may keep (32 MiB in its folder, and as much in /tmp; "
+            "the limit on a run's files)."
+        )
     if "File too large" in text:
         size = limits.file_bytes // (1024 * 1024)
         return f"Your program tried to write a file bigger than {size} MiB (the file size limit)."

@@ -208,6 +208,14 @@ def _run_verdict(run: RunResult, case: Case, program: Program, task_ids: Sequenc
     limits = case.limits
     if run.rule_broken is not None:
         return Verdict.RULE_VIOLATION, rule_message(run.rule_broken, program, case.hidden), False
+    if run.memory_exceeded:
+        return (
+            Verdict.MEMORY_LIMIT_EXCEEDED,
+            f"Your program and the processes it started used more than {limits.memory_mib} MiB of memory "
+            "together (the memory limit is for the whole run) and were stopped. Does it start processes, "
+            "or build a list that keeps growing?",
+            True,
+        )
     if run.timed_out:
         at = run.stack_at_stop[0] if run.stack_at_stop else None
         file, line = (at.file, at.line) if at is not None else ("", 0)
@@ -239,14 +247,6 @@ def _run_verdict(run: RunResult, case: Case, program: Program, task_ids: Sequenc
             Verdict.OUTPUT_LIMIT_EXCEEDED,
             f"Your program wrote more than {limits.stderr_bytes:,} bytes to its error output (the error "
             "output limit) and was stopped. Is something printing to sys.stderr, or warning, in a loop?",
-            True,
-        )
-    if run.memory_exceeded:
-        return (
-            Verdict.MEMORY_LIMIT_EXCEEDED,
-            f"Your program and the processes it started used more than {limits.memory_mib} MiB of memory "
-            "together (the memory limit is for the whole run) and were stopped. Does it start processes, "
-            "or build a list that keeps growing?",
             True,
         )
     if diagnose.is_memory_error(run.crash):
