@@ -40,7 +40,7 @@ def pytest_unconfigure(config) -> None:
 def session_runner(config):
     """The session's runner, started on first use."""
     if config.stash.get(_RUNNER, None) is None:
-        config.stash[_RUNNER] = best_runner()
+        config.stash[_RUNNER] = best_runner(private=(str(config.rootpath),))
     return config.stash[_RUNNER]
 
 

@@ -14,11 +14,13 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from support import PROJECT, solution
 
+from grader.grade.grading import grade_file
 from grader.model import Limits, Verdict
 from grader.run.execute import Program, SubprocessRunner
 from grader.run.forkserver import ForkServerRunner
@@ -55,10 +57,13 @@ print(0)
 """
 
 
-def test_processes_cannot_hold_more_memory_together_than_a_run_may(grade, protections):
+def test_processes_cannot_hold_more_memory_together_than_a_run_may(tmp_path, course, context, protections):
     _needs(protections, "run_bounded")
-    result = grade("nim_sum", FOUR_PROCESSES)
-    first = result.cases[0]
+    task = course["nim_sum"]
+    roomy = replace(task, cases=(replace(task.cases[0], limits=Limits(time_s=20)),))  # time to fill 1.6 GB
+    path = tmp_path / "nim_sum.py"
+    path.write_text(FOUR_PROCESSES, encoding="utf-8")
+    first = grade_file(roomy, path, context).cases[0]
     assert first.verdict is Verdict.MEMORY_LIMIT_EXCEEDED, first.message
     assert "together" in first.message
 

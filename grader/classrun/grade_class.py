@@ -147,7 +147,7 @@ def grade_remote(setup: WorkerSetup, work: StudentWork) -> Tuple[TaskResult, ...
             f"the course folder {course} is not on the worker {socket.gethostname()}: every worker needs "
             "the course (testcases/, solutions/, exercises/) at the same path as the machine that runs grade."
         )
-    with best_runner() as runner:
+    with best_runner(private=(course,)) as runner:
         _as_protected(runner.protections(setup.python), setup.protections)
         context = GradingContext(
             checkers=course_checkers(course),

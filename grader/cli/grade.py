@@ -41,7 +41,7 @@ def grade_command(args) -> int:
     tasks = list(load_course(course.root).values())
     version = interpreter_version(args.python)
     with contextlib.ExitStack() as stack:
-        context = stack.enter_context(grading_context(course, args.python, args.jobs))
+        context = stack.enter_context(grading_context(course, args.python, args.jobs, private=(class_dir, out)))
         executor, workers = (None, None) if not args.dask else _dask_executor(args.dask, stack)
         cache = None if args.no_cache else stack.enter_context(_open_cache(Path(args.cache or out / CACHE_NAME)))
         if cache is not None and args.fresh:

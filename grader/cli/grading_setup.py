@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Iterator, Optional, Sequence
 
 from grader.authoring.student_kit import find_kit
 from grader.course.course_checkers import course_checkers
@@ -55,11 +55,14 @@ def interpreter_version(python: str) -> str:
 
 
 @contextlib.contextmanager
-def grading_context(course: Course, python: str, jobs: int, **options) -> Iterator[GradingContext]:
+def grading_context(
+    course: Course, python: str, jobs: int, private: Sequence[Path] = (), **options
+) -> Iterator[GradingContext]:
     """The context a command grades with: the course's checkers and tasks, ``python`` run ``jobs``
-    at a time on the best runner there is (closed on the way out); ``options`` are the context's
+    at a time on the best runner there is (closed on the way out), whose programs never see the
+    course nor the ``private`` folders (a class folder, the reports); ``options`` are the context's
     other fields (``quick_feedback``)."""
-    with best_runner() as runner:
+    with best_runner(private=(course.root, *private)) as runner:
         yield GradingContext(
             checkers=course_checkers(course.root),
             python=python,

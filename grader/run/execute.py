@@ -20,7 +20,7 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Protocol, Tuple
+from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple
 
 from grader.errors import GraderError
 from grader.model import Limits, Rule, RunResult
@@ -139,22 +139,23 @@ class ProcessRunner:
     start the program there (``_launch``). Holds the runs' root folder and the sandbox plans; use
     it as a context manager, or call ``close()``."""
 
-    def __init__(self, use_sandbox: bool = True) -> None:
+    def __init__(self, use_sandbox: bool = True, private: Sequence[str] = ()) -> None:
         remove_stale_roots()  # what graders that are gone left behind (killed before they could clean up)
         self._work_root = WorkRoot()
         self.root = self._work_root.path
         self.use_sandbox = use_sandbox
+        self.private = tuple(str(path) for path in private)  # folders no program may see
         self._plans: Dict[str, Plan] = {}
         self._lock = threading.Lock()
         # a cgroup per run where the machine lets us make them (named as the work root, whose
         # owner lock tells a later grader whether they are left over)
-        self._cgroups, self._no_cgroups = RunCgroups.find(os.path.basename(self.root)) if use_sandbox else (None, "")
+        self._cgroups, self._no_cgroups = RunCgroups.find(os.path.basename(self.root))
 
     def plan(self, python: str) -> Plan:
         """How programs of ``python`` are started here (worked out once per interpreter)."""
         with self._lock:
             if python not in self._plans:
-                self._plans[python] = plan(python, self.root, self.use_sandbox)
+                self._plans[python] = plan(python, self.root, self.use_sandbox, self.private)
             return self._plans[python]
 
     def protections(self, python: str) -> Protections:

@@ -24,7 +24,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Dict, Optional, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 from grader.model import Limits
 from grader.run.capture import REPORT_BYTES, Capture
@@ -38,6 +38,7 @@ from grader.run.execute import (
     rlimits,
     rules_for_child,
 )
+from grader.run.file_view import server_view
 from grader.run.run_folders import RunFolder
 from grader.run.sandbox import Protections, with_fork_server
 
@@ -183,12 +184,13 @@ class _Child:
 class _Server:
     """One running fork server and the thread that reads its replies."""
 
-    def __init__(self, python: str, prefix, work_root: str) -> None:
+    def __init__(self, python: str, prefix, work_root: str, view: str = "") -> None:
         # SOCK_SEQPACKET keeps each message (and the descriptors sent with it) apart.
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # Not -I (it ignores PYTHONHASHSEED): the environment is ours alone, -s leaves out the user's
         # site folder, and the server drops the current folder from sys.path itself.
         command = [*(prefix or []), python, "-s", "-S", "-X", "utf8", "-c", _ZYGOTE, str(theirs.fileno()), work_root]
+        command.append(view)  # the view of the file system the server makes itself ("": bubblewrap made it)
         self.process = subprocess.Popen(
             command,
             pass_fds=[theirs.fileno()],
@@ -324,8 +326,8 @@ class ForkServerRunner(ProcessRunner):
     work folder. Where fork is unavailable, use ``SubprocessRunner`` (``best_runner`` chooses).
     """
 
-    def __init__(self, use_sandbox: bool = True) -> None:
-        super().__init__(use_sandbox)
+    def __init__(self, use_sandbox: bool = True, private: Sequence[str] = ()) -> None:
+        super().__init__(use_sandbox, private)
         self._servers: Dict[Tuple[str, bool], _Server] = {}
         self._cannot_start: Dict[str, str] = {}  # interpreter → why its server did not start
         self._server_lock = threading.Lock()
@@ -351,7 +353,10 @@ class ForkServerRunner(ProcessRunner):
                 return server
             if server is not None:
                 server.stop()
-            server = self._servers[(python, trusted)] = _Server(python, self.plan(python).prefix, self.root)
+            chosen = self.plan(python)
+            server = self._servers[(python, trusted)] = _Server(
+                python, chosen.prefix, self.root, server_view(chosen.view)
+            )
         try:
             server.wait_ready()
         except ServerCannotStart as error:
@@ -385,8 +390,11 @@ class ForkServerRunner(ProcessRunner):
         super().close()
 
 
-def best_runner(use_sandbox: bool = True) -> ProcessRunner:
-    """The fork server where the system has ``fork`` (POSIX), else one new process per run."""
+def best_runner(use_sandbox: bool = True, private: Sequence[str] = ()) -> ProcessRunner:
+    """The fork server where the system has ``fork`` (POSIX), else one new process per run.
+
+    ``private``: folders no program may see (the course, a class folder, the portal's data).
+    """
     if hasattr(os, "fork") and hasattr(socket, "AF_UNIX") and hasattr(os, "waitstatus_to_exitcode"):
-        return ForkServerRunner(use_sandbox)
-    return SubprocessRunner()
+        return ForkServerRunner(use_sandbox, private)
+    return SubprocessRunner(private=private)

@@ -103,6 +103,8 @@ class WorkRoot:
             os.path.join(self.path, _OWNER), os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
         )
         fcntl.flock(self._owner, fcntl.LOCK_EX)
+        # where a fork server without bubblewrap builds its view of the file system (``run_mounts``)
+        os.mkdir(os.path.join(self.path, ".view"), 0o700)
 
     def close(self) -> None:
         """Remove the root and what is in it, and let go of its lock."""

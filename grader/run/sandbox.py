@@ -1,8 +1,9 @@
 """Which protections this machine can give a student program, and how a runner gives them.
 
-Where it works, programs run inside bubblewrap (``bwrap``): a file system view holding only the
-system's programs, the interpreter and the folder the runs happen in (the course's test cases and
-reference solutions are not in it), no network, its own IPC and host name. When the grader is root,
+Programs see a view of the file system (``file_view``) holding only the system's programs, the
+parts of the interpreter it needs and the folder the runs happen in (no course, no class folder,
+no portal data), with no network: made by bubblewrap (``bwrap``) where it is installed and works,
+else by the fork server itself in namespaces of its own. When the grader is root,
 each run gets an unprivileged user id of its own (``uid_pool``), and the interpreter's library must
 be readable to that user: ``plan`` checks it by running the interpreter as such a user, and refuses
 (``GraderError``) rather than let programs fail on imports that are the grader's fault. What cannot
@@ -11,7 +12,6 @@ be had here is left out, and ``Protections.describe()`` says what was active, fo
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from grader.errors import GraderError
+from grader.run.file_view import View, bwrap_command, view_of
 from grader.run.uid_pool import UidPool
 
 # Modules the probe imports as the programs' user: the standard library's own folder, its compiled
@@ -87,73 +88,13 @@ class Protections:
 @dataclass(frozen=True)
 class Plan:
     """How a runner starts programs for one interpreter: the bwrap prefix (or None), the pool of
-    user ids (or None: programs run as the grader's user) and what that gives."""
+    user ids (or None: programs run as the grader's user), what that gives, and the view of the
+    file system the fork server makes itself when there is no bubblewrap (or None)."""
 
     prefix: Optional[List[str]]
     uids: Optional[UidPool]
     protections: Protections
-
-
-def interpreter_folders(python: str) -> List[str]:
-    """The folders an interpreter needs to run: its prefix, base prefix and executable's home."""
-    probe = (
-        "import json, os, sys; home = os.path.dirname(os.path.dirname(os.path.realpath(sys.executable))); "
-        "print(json.dumps([sys.prefix, sys.base_prefix, home]))"
-    )
-    try:
-        done = subprocess.run([python, "-I", "-c", probe], capture_output=True, text=True, timeout=30)
-        folders = json.loads(done.stdout)
-    except (OSError, subprocess.TimeoutExpired, ValueError):
-        return []
-    unique = []
-    for folder in folders:
-        real = os.path.realpath(folder)
-        for path in (folder, real):
-            if path not in unique:
-                unique.append(path)
-    return unique
-
-
-def bwrap_command(python: str, work_root: str) -> Optional[List[str]]:
-    """The bubblewrap prefix for programs run by ``python``, or None when bwrap is missing."""
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        return None
-    # No --die-with-parent: it follows the thread that started bwrap, and a grading thread ends
-    # long before the grader does. The server ends by itself when the grader's socket closes.
-    command = [bwrap, "--unshare-net", "--unshare-ipc", "--unshare-uts"]
-    command += ["--ro-bind", "/usr", "/usr"]
-    for top in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
-        path = Path("/") / top
-        if path.is_symlink():
-            command += ["--symlink", os.readlink(path), str(path)]
-        elif path.is_dir():
-            command += ["--ro-bind", str(path), str(path)]
-    for name in ("ld.so.cache", "localtime", "passwd", "group", "nsswitch.conf"):
-        if (Path("/etc") / name).exists():
-            command += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
-    # The private /tmp first: an interpreter (a virtual environment) may live under /tmp, and a
-    # tmpfs mounted after its bind would hide it.
-    command += ["--perms", "1777", "--tmpfs", "/tmp"]
-    made: set = {"/tmp"}
-    for folder in interpreter_folders(python):
-        if folder.startswith("/usr/") or folder == "/usr":
-            continue
-        command += _traversable_parents(folder, made) + ["--ro-bind", folder, folder]
-    command += ["--proc", "/proc", "--dev", "/dev"]
-    command += _traversable_parents(work_root, made) + ["--bind", work_root, work_root, "--chdir", work_root]
-    return command
-
-
-def _traversable_parents(folder: str, made: set) -> List[str]:
-    """bwrap makes the folders above a bind private (0700, like /root); the programs' user must be
-    able to pass through them, so make them 0755 first."""
-    options = []
-    for parent in reversed(list(Path(folder).parents)[:-1]):
-        if str(parent) not in made:
-            made.add(str(parent))
-            options += ["--perms", "0755", "--dir", str(parent)]
-    return options
+    view: Optional[View] = None
 
 
 def _probe(prefix: Sequence[str], python: str, uids: Optional[UidPool], code: str = _PROBE_IMPORTS) -> str:
@@ -179,8 +120,10 @@ def _probe(prefix: Sequence[str], python: str, uids: Optional[UidPool], code: st
     return lines[-1] if lines else f"exit status {done.returncode}"
 
 
-def plan(python: str, work_root: str, use_sandbox: bool = True) -> Plan:
-    """How to run programs of ``python`` here, the best this machine allows.
+def plan(python: str, work_root: str, use_sandbox: bool = True, private: Sequence[str] = ()) -> Plan:
+    """How to run programs of ``python`` here, the best this machine allows: in bubblewrap where it
+    is installed and works (and ``use_sandbox``), else in the view the fork server makes itself.
+    ``private`` are folders no program may see (the course, a class folder, the portal's data).
 
     Raises ``GraderError`` when the grader is root and the programs' user cannot run the
     interpreter (its library in a folder only root may read, and no bubblewrap to open a view).
@@ -188,7 +131,9 @@ def plan(python: str, work_root: str, use_sandbox: bool = True) -> Plan:
     posix = os.name == "posix"
     root = posix and os.geteuid() == 0
     uids = UidPool() if root else None
-    prefix = bwrap_command(python, work_root) if (posix and use_sandbox) else None
+    view = view_of(python, work_root, private) if posix else None
+    bwrap = shutil.which("bwrap") if (posix and use_sandbox) else None
+    prefix = bwrap_command(bwrap, view) if bwrap and view is not None else None
     note = ""
     trouble = _probe(prefix, python, uids) if prefix is not None else ""
     if trouble:  # bwrap is there but does not work here (e.g. no namespaces in a container): say why
@@ -213,7 +158,7 @@ def plan(python: str, work_root: str, use_sandbox: bool = True) -> Plan:
         strays_killed=False,
         note=note,
     )
-    return Plan(prefix=prefix, uids=uids, protections=protections)
+    return Plan(prefix=prefix, uids=uids, protections=protections, view=None if prefix else view)
 
 
 def with_fork_server(protections: Protections, hello: dict) -> Protections:
@@ -221,6 +166,12 @@ def with_fork_server(protections: Protections, hello: dict) -> Protections:
     isolation where it found a way, its own /proc, capped files, the system call filter, strays killed."""
     isolation = hello.get("isolation")
     isolated = isolation is not None
+    view = hello.get("view")  # "made" where the server made its own view (no bubblewrap), or why it could not
+    if view == "made":
+        protections = replace(protections, files_hidden=True, no_network=True)
+    elif view:
+        said = f"the fork server could not make its view of the file system ({view})"
+        protections = replace(protections, note="; ".join(filter(None, [protections.note, said])))
     return replace(
         protections,
         fork_server=True,

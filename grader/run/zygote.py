@@ -16,9 +16,10 @@ reference solution or case (the grader runs reference solutions in a server of t
 Protocol on the socket whose fd is the first argument (a SOCK_SEQPACKET socket: one JSON message
 per packet):
   server → grader  {"hello": {"isolation": "root" | "userns" | null, "proc": "own" | "all",
-                   "filter": bool}}   once, when it is ready: how each run gets its own namespaces
-                   and file systems (null: it cannot), whether its /proc shows its own processes
-                   only, and whether the system call filter is installed in each
+                   "filter": bool, "view": "made" | "" | why not}}   once, when it is ready: how
+                   each run gets its own namespaces and file systems (null: it cannot), whether its
+                   /proc shows its own processes only, whether the system call filter is installed
+                   in each, and whether it made the view of the file system it was given (argv[3])
   grader → server  {"op": "run", "id": N, "folder": ..., "script": ..., "limits": [[name, value]...],
                     "unbuffered": bool, "uid": int or null, "isolate": mode or null, "seed": str,
                     "rules": [...]}
@@ -55,6 +56,7 @@ import time  # noqa: F401
 # Sent ahead of this source by the grader (``forkserver``), as modules: the program run as
 # __main__ and its report channel; per-run isolation and limits; each run's randomness from its seed.
 import child_program
+import run_mounts
 import seeded_randomness
 import syscall_filter
 import zygote_isolation as isolation
@@ -82,6 +84,8 @@ if sys.path and sys.path[0] == "":
 
 SOCKET_FD = int(sys.argv[1]) if len(sys.argv) > 1 else 3
 WORK_ROOT = sys.argv[2] if len(sys.argv) > 2 else "/tmp"  # where the grader makes the run folders
+# The view of the file system to make (``file_view.View`` as JSON), where no bubblewrap made it.
+VIEW = json.loads(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] else None
 
 
 _PR_SET_CHILD_SUBREAPER = 36
@@ -255,14 +259,26 @@ def _filter_works():
 FILTER = _filter_works()
 
 
+def _make_view():
+    """Enter the view the grader asked for: "made", or why it could not be made ("" when none was asked)."""
+    if VIEW is None:
+        return ""
+    try:
+        run_mounts.enter_view(VIEW, os.path.join(WORK_ROOT, ".view"))
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        return str(error) or type(error).__name__
+    return "made"
+
+
 def serve():
+    view = _make_view()  # first: everything after happens in it
     sock = socket.socket(fileno=SOCKET_FD)
     _become_subreaper()
     # Everything loaded so far is shared with every child: keep the collector off it, so that
     # children do not copy those pages by touching them (copy-on-write).
     gc.freeze()
     mode, proc = isolation.mode_here(WORK_ROOT)
-    _send(sock, {"hello": {"isolation": mode, "proc": proc, "filter": FILTER}})
+    _send(sock, {"hello": {"isolation": mode, "proc": proc, "filter": FILTER, "view": view}})
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)

@@ -107,7 +107,7 @@ def dispatching(plan: Plan) -> Iterator:
     from grader.web.dispatcher import Dispatcher
     from grader.web.grading_backends import backend, grading_context
 
-    with best_runner() as runner:
+    with best_runner(private=(plan.data, plan.course)) as runner:
         problem = unprotected_problem(runner.protections(sys.executable), plan.allow_unprotected)
         if problem:
             raise UsageError(problem)
