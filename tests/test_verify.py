@@ -16,7 +16,7 @@ from grader.model import CaseResult, TaskResult, Verdict
 INCLUSIVE = mutate("exclusive_or", "    if a == b:\n        return 0\n    return 1", "    return 1 if a or b else 0")
 ALWAYS_ZERO = mutate("exclusive_or", "    if a == b:\n        return 0\n    return 1", "    return 0")
 FIRST_CASE = "0 xor 0 is 0"
-ONE_ONE = "1 xor 1 is 0, two ones give 0"
+ONE_ONE = "hidden case 2"
 
 
 @pytest.fixture
