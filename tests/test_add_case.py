@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import grader.authoring.add_case as add_case_module
-from grader.authoring.add_case import add_case, default_name
+from grader.authoring.add_case import add_case, default_name, hidden_default_name
 from grader.authoring.case_yaml import yaml_scalar
 from grader.course.course_checkers import course_checkers
 from grader.course.loader import load_task
@@ -164,6 +164,49 @@ def test_a_default_name_already_taken_gets_a_number(tmp_path):
     second = add(folder, "echo", "same first line\n2")
     assert first.name == "added: same first line"
     assert second.name == "added: same first line (2)"
+
+
+def test_a_hidden_case_without_a_name_is_numbered_not_named_after_its_input(tmp_path):
+    folder = tiny_course(tmp_path, ECHO)
+    first = add(folder, "echo", "1 1", hidden=True)
+    shown = add(folder, "echo", "3 3")
+    second = add(folder, "echo", "2 2", hidden=True)
+    assert (first.name, shown.name, second.name) == ("hidden case 1", "added: 3 3", "hidden case 2")
+    assert first.warning == second.warning == ""
+    task = load(folder, "echo")
+    assert [(c.name, c.hidden) for c in task.cases][1:] == [
+        ("hidden case 1", True),
+        ("added: 3 3", False),
+        ("hidden case 2", True),
+    ]
+
+
+def test_the_next_hidden_number_follows_the_largest_one_in_the_task(course):
+    # make_move has hidden cases 1 to 3, and one more hidden case with a name but no number
+    added = add(course, "make_move", '{"board": [3, 4, 5], "row": 3, "elements": 5}', hidden=True)
+    assert added.name == "hidden case 4"
+
+
+def test_hidden_default_name_skips_numbers_in_use():
+    assert hidden_default_name([]) == "hidden case 1"
+    assert hidden_default_name(["one", "Hidden case 7: big rows", "hidden case 2"]) == "hidden case 8"
+    assert hidden_default_name(["hidden case 1x"]) == "hidden case 1"  # not a number of its own
+
+
+def test_a_hidden_name_that_states_the_input_or_answer_is_added_with_a_warning(tmp_path, capsys):
+    folder = tiny_course(tmp_path, ECHO)
+    added = add(folder, "echo", "5 7", name="5 7 gives 5 7", hidden=True)
+    assert added.name == "5 7 gives 5 7"
+    assert "states its input ('5 7') and its expected answer ('5 7')" in added.warning
+    assert "key 'name' in testcases/echo.yaml" in added.warning
+    assert add(folder, "echo", "8 9", name="8 9 is fine when shown").warning == ""
+    assert add(folder, "echo", "6 6", name="equal numbers", hidden=True).warning == ""
+    from grader.cli.main import main
+
+    code = main(["add-case", "echo", "--input", "4 4", "--name", "4 4", "--hidden", "--course", str(folder)])
+    out, err = capsys.readouterr()
+    assert code == 0 and "Added the case '4 4'" in out
+    assert err.startswith("Warning: the hidden case's name '4 4' states its input ('4 4')")
 
 
 # -- refusals -----------------------------------------------------------------------------------
@@ -354,9 +397,10 @@ def test_cases_before_another_key_get_the_case_right_after_the_last_one(tmp_path
     add(folder, "echo", "2", hidden=True)
     after = path.read_text(encoding="utf-8")
     cut = before.index("\n# the rules")
-    assert after == before[:cut] + "- name: 'added: 2'\n  input: '2'\n  expected: '2'\n  hidden: true\n" + before[cut:]
+    written_case = "- name: 'hidden case 1'\n  input: '2'\n  expected: '2'\n  hidden: true\n"
+    assert after == before[:cut] + written_case + before[cut:]
     task = load(folder, "echo")
-    assert [c.name for c in task.cases] == ["one", "added: 2"]
+    assert [c.name for c in task.cases] == ["one", "hidden case 1"]
     assert task.cases[0].hint == "a folded hint"
     assert [r.target for r in task.rules] == ["os"]
 

@@ -16,7 +16,7 @@ from grader.model import CaseResult, TaskResult, Verdict
 INCLUSIVE = mutate("exclusive_or", "    if a == b:\n        return 0\n    return 1", "    return 1 if a or b else 0")
 ALWAYS_ZERO = mutate("exclusive_or", "    if a == b:\n        return 0\n    return 1", "    return 0")
 FIRST_CASE = "0 xor 0 is 0"
-ONE_ONE = "1 xor 1 is 0, two ones give 0"
+ONE_ONE = "hidden case 2"
 
 
 @pytest.fixture
@@ -103,6 +103,43 @@ def test_a_case_that_catches_nothing_is_reported_but_does_not_fail(course, capsy
     assert code == 0
     assert "worth a look" in out
     assert f"the case '{FIRST_CASE}' catches none of the 2 known-wrong solutions" in out
+
+
+def rename_hidden_case_1(course, name):
+    """Give exclusive_or's hidden case 1 (input '0 1', answer '1') another name; its line."""
+    path = course / "testcases" / "exclusive_or.yaml"
+    lines = path.read_text().splitlines(keepends=True)
+    index = next(i for i, line in enumerate(lines) if "name: 'hidden case 1'" in line)
+    lines[index] = lines[index].replace("'hidden case 1'", repr(name))
+    path.write_text("".join(lines))
+    return index + 1
+
+
+@pytest.mark.parametrize(
+    "name, told",
+    [
+        ("0 xor 1 is 1, the order does not matter", "its input ('0 1') and its expected answer ('1')"),
+        ("the order does not matter: the answer is 1", "its expected answer ('1')"),
+    ],
+)
+def test_a_hidden_name_that_states_its_input_or_answer_is_a_warning_not_a_failure(course, capsys, tmp_path, name, told):
+    line = rename_hidden_case_1(course, name)
+    page = tmp_path / "matrix.html"
+    code, out = verify(course, capsys, "--html", str(page))
+    assert code == 0, out
+    assert "Not failures, but worth a look" in out and "Everything held." in out
+    warning = f"testcases/exclusive_or.yaml, line {line}, key 'name': the hidden case '{name}' names {told}"
+    assert warning in out
+    assert "no hidden case's name states" not in out
+    html = page.read_text(encoding="utf-8")
+    assert "Worth a look" in html and "key &#39;name&#39;" in html
+
+
+def test_neutral_hidden_names_give_no_warning(course, capsys):
+    code, out = verify(course, capsys)
+    assert code == 0
+    assert "no hidden case's name states its input or expected answer" in out
+    assert "key 'name'" not in out
 
 
 def test_a_stub_that_passes_is_reported(course, capsys):

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Optional, Tuple
 
 from grader.authoring.case_yaml import CasesLayout, case_text, new_text
+from grader.authoring.hidden_names import name_gives_away
 from grader.check.registry import Checker
 from grader.check.text import quote, significant_lines
 from grader.course.files import read_yaml
@@ -31,18 +32,23 @@ from grader.model import Limits, RunResult, Task, Verdict
 
 DEFAULT_NAME_PREFIX = "added: "
 DEFAULT_NAME_LENGTH = 40  # characters of the input's first line kept in a default name
+# A hidden case's default name: students see it, so it must say nothing of the input.
+HIDDEN_NAME = "hidden case {}"
+_HIDDEN_NUMBER = re.compile(r"hidden case ([0-9]+)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class AddedCase:
     """The case that was added: its task, name, input (as graded: with a final newline), the
-    expected answer written (None when the task's checker needs none) and the file changed."""
+    expected answer written (None when the task's checker needs none) and the file changed; for a
+    hidden case whose given name states its input or answer, ``warning`` says so (else ``""``)."""
 
     task_id: str
     name: str
     input: str
     expected: Optional[str]
     path: Path
+    warning: str = ""
 
 
 def add_case(
@@ -57,6 +63,9 @@ def add_case(
 ) -> AddedCase:
     """Append a case to ``course/testcases/<task_id>.yaml``, its expected answer given by the
     reference solution ``course/solutions/<task_id>.py``.
+
+    Without ``name`` a visible case is named after its input (``default_name``), a hidden one
+    ``hidden case N`` (``hidden_default_name``): students see a hidden case's name, never its input.
 
     Raises ``UsageError`` (one sentence) when the case cannot be added: an unknown task, an
     interactive task, a name or an input that a case already has, a reference solution that does
@@ -93,7 +102,7 @@ def add_case(
             )
     names = {case.name: case.line for case in task.cases}
     if name is None:
-        name = _unused(default_name(graded_input), names)
+        name = hidden_default_name(names) if hidden else _unused(default_name(graded_input), names)
     else:
         name = name.strip()
         if not name:
@@ -107,7 +116,14 @@ def add_case(
     actual = _run_solution(layout, task, graded_input, limits, context)
     expected = _expected_answer(checker, actual, graded_input, settings["checker_options"], task_id)
 
-    added = AddedCase(task_id=task_id, name=name, input=graded_input, expected=expected, path=path)
+    told = name_gives_away(name, graded_input, () if expected is None else (expected,)) if hidden else ""
+    warning = (
+        f"the hidden case's name '{name}' states {told}; students see a hidden case's name, so rename it "
+        f"(key 'name' in {shown}) by what it checks without its values, or 'hidden case N'"
+        if told
+        else ""
+    )
+    added = AddedCase(task_id=task_id, name=name, input=graded_input, expected=expected, path=path, warning=warning)
     _append(path, shown, task, added, hidden, hint, context)
     return added
 
@@ -128,6 +144,13 @@ def default_name(case_input: str) -> str:
     if len(first) > DEFAULT_NAME_LENGTH:
         first = first[: DEFAULT_NAME_LENGTH - 3].rstrip() + "..."
     return DEFAULT_NAME_PREFIX + first
+
+
+def hidden_default_name(taken) -> str:
+    """``hidden case N``, N one more than the largest number of a name in ``taken`` (the task's case
+    names) that starts ``hidden case N`` (1 when none does), so a number is never used twice."""
+    used = [int(match.group(1)) for match in map(_HIDDEN_NUMBER.match, taken) if match]
+    return _unused(HIDDEN_NAME.format(max(used, default=0) + 1), taken)
 
 
 def _unused(name: str, taken) -> str:

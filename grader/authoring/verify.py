@@ -8,7 +8,9 @@ the stub in ``exercises/`` and junk (an empty file, a file that prints
 nothing) are rejected; every known-wrong solution in ``solutions/wrong/<task>/`` gets the verdict
 its header declares and is caught by the cases it names. From the known-wrong runs it builds the
 kill matrix: which cases catch which wrong solutions, the cases that catch none, and the wrong
-solutions that no case catches.
+solutions that no case catches. It also looks at the names of hidden cases: one that states its
+case's input or expected answer (``hidden_names``) is worth a look, not a failure, since renaming is
+the instructor's call.
 
 A known-wrong solution starts with a header of comment lines (``grader.authoring.known_wrong`` reads
 it and says each key)::
@@ -31,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from grader.authoring.hidden_names import hidden_name_warnings
 from grader.authoring.known_wrong import WrongSolution, read_wrong_solution
 from grader.course.layout import Course
 from grader.course.loader import load_course
@@ -81,7 +84,9 @@ class VerifyReport:
     findings: Tuple[Finding, ...]  # what falls short: verify fails
     matrices: Tuple[KillMatrix, ...]
     checked: Tuple[str, ...]  # one line per thing that held, for the summary
-    weak: Tuple[Finding, ...] = ()  # cases that catch no known-wrong solution: worth a look, not a failure
+    # worth a look, not a failure: cases that catch no known-wrong solution, hidden cases whose names
+    # state their input or answer (the verify page shows them under "Worth a look")
+    weak: Tuple[Finding, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -174,6 +179,10 @@ def verify_course(
     weak: List[Finding] = []
     checked: List[str] = [f"{len(tasks)} test case files load"]
     matrices: List[KillMatrix] = []
+    telling = [Finding(task.id, warning) for task in tasks.values() for warning in hidden_name_warnings(task)]
+    weak += telling
+    if not telling:
+        checked.append("no hidden case's name states its input or expected answer")
     for task in tasks.values():
         say(f"{task.id}: reference solution")
         findings += _check_reference(task, course, context, checked)

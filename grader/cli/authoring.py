@@ -7,6 +7,7 @@ what was written where.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from grader.authoring.add_case import add_case
@@ -18,7 +19,8 @@ from grader.errors import UsageError
 
 
 def add_case_command(args) -> int:
-    """Append a case to ``testcases/<task>.yaml``; show its input and the expected answer."""
+    """Append a case to ``testcases/<task>.yaml``; show its input and the expected answer, and warn
+    (on standard error, exit status still 0) when a hidden case's given name states either."""
     course = course_folder(args.course)
     interpreter_version(args.python)
     case_input = args.input.replace("\\n", "\n")
@@ -34,6 +36,8 @@ def add_case_command(args) -> int:
     else:
         print("Expected (what the reference solution printed):")
         print(_indented(added.expected))
+    if added.warning:
+        print(f"Warning: {added.warning}.", file=sys.stderr)
     return 0
 
 

@@ -75,8 +75,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     add.add_argument("task", metavar="TASK", help="the task id, e.g. nim_sum")
     add.add_argument("--input", required=True, help="the case's standard input (\\n for a line break is fine)")
-    add.add_argument("--name", help="what the case checks, for students (default: from the input)")
-    add.add_argument("--hidden", action="store_true", help="a hidden case: students see its name and verdict only")
+    add.add_argument(
+        "--name",
+        help="what the case checks, for students (default: 'added: ' and the input; for a hidden case "
+        "'hidden case N', N the next number of the task, since students see a hidden case's name)",
+    )
+    add.add_argument(
+        "--hidden",
+        action="store_true",
+        help="a hidden case: students see its name, verdict and hint only, so the name must not state the "
+        "input or the answer",
+    )
     add.add_argument("--hint", default="", help="a sentence shown to a student who fails the case")
     _shared_options(add, "testcases/ and solutions/", "the reference solution")
     grade = commands.add_parser(

@@ -3,8 +3,8 @@
 ``CaseValidator`` holds what checking any part of one file needs: ``fail`` (a ``CaseFileError``
 naming the file, the line and the key), the keys and their types, a checker and its options, and
 the limits. With them it builds a case: its input and expected answers (given, or read from a file
-in the course folder), points, repetition and known mistakes. ``task_validation`` builds on it for
-the top of the file.
+in the course folder), points, repetition (a ``min_distinct`` no program can meet is refused,
+``right_answers``) and known mistakes. ``task_validation`` builds on it for the top of the file.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from grader.check.registry import CheckerRegistry
 from grader.course.case_keys import CASE_KEYS, MISTAKE_KEYS, SHARED_KEYS, kind_of
 from grader.course.files import MAX_DATA_BYTES, CourseFileLimit, LineMapping, inside, read_text
 from grader.course.limits import LIMIT_KEYS, case_limits, default_settings, limit_problem
+from grader.course.right_answers import min_distinct_problem
 from grader.errors import CaseFileError
 from grader.model import Case, Mistake
 
@@ -125,6 +126,10 @@ class CaseValidator:
         if case_input and not case_input.endswith("\n"):
             case_input += "\n"
         repeat, min_distinct = self.repetition(item, label)
+        if "min_distinct" in item:
+            problem = min_distinct_problem(checker, case_input, min_distinct)
+            if problem:
+                self.fail(item.key_lines["min_distinct"], f"'min_distinct' {label} {problem}")
         mistakes = self.mistakes(item, f"in the mistakes {label}") + defaults["mistakes"]
         return Case(
             name=item["name"].strip(),

@@ -1,6 +1,6 @@
 # Mistake: XORs only the lowest 32 bits, as in C or Java
 # verdict: wrong_answer
-# caught-by: 2**32 XOR 1 needs more than 32 bits
+# caught-by: hidden case 2: a number past 32 bits
 # says: hidden case; no 32-bit limit
 """Exercise 5 of the Nim lab: Bitwise exclusive or
 

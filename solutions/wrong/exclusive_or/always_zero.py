@@ -1,6 +1,6 @@
 # Mistake: only wrote the first row of the truth table: always returns 0
 # verdict: wrong_answer
-# caught-by: 1 xor 0 is 1; 0 xor 1 is 1, the order does not matter
+# caught-by: 1 xor 0 is 1; hidden case 1
 """Exercise 3 of the Nim lab: Exclusive or
 
 "Exclusive or" (xor for short) takes two bits, each 0 or 1, and gives 1 when

@@ -1,7 +1,7 @@
 # Mistake: writes the truth table of plain or: 1 xor 1 gives 1
 # verdict: wrong_answer
-# caught-by: 1 xor 1 is 0, two ones give 0
-# says: hidden case; Two ones give 0
+# caught-by: hidden case 2
+# says: hidden case; every row of the truth table; not plain
 """Exercise 3 of the Nim lab: Exclusive or
 
 "Exclusive or" (xor for short) takes two bits, each 0 or 1, and gives 1 when

@@ -1,6 +1,6 @@
 # Mistake: looks at a only: returns 1 when a is 1 and 0 otherwise
 # verdict: wrong_answer
-# caught-by: 0 xor 1 is 1, the order does not matter
+# caught-by: hidden case 1
 """Exercise 3 of the Nim lab: Exclusive or
 
 "Exclusive or" (xor for short) takes two bits, each 0 or 1, and gives 1 when

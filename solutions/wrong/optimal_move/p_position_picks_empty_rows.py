@@ -1,6 +1,6 @@
 # Mistake: from a P-position picks a random row among all rows, empty ones too: randint(1, 0) crashes
 # verdict: runtime_error
-# caught-by: a P-position with empty rows: never take from an empty row
+# caught-by: hidden case 2: a board with empty rows
 """Exercise 7 of the Nim lab: The optimal move
 
 Now the computer learns to play. Remember the convention from exercise 6:

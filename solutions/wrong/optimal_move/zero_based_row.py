@@ -1,6 +1,6 @@
 # Mistake: returns the list index as the row, so rows count from 0
 # verdict: wrong_answer
-# caught-by: the only winning move is in row 1, not row 0
+# caught-by: hidden case 1: a board with one winning move
 # says: [2, 3]; Rows count from 1
 """Exercise 7 of the Nim lab: The optimal move
 
