@@ -158,6 +158,32 @@ def test_a_submission_is_graded_and_hidden_cases_stay_hidden(portal, portal_cont
     assert report["report_url"].endswith("/report")
 
 
+# A program that carries its input out through what the grader used to read: a fake traceback on
+# stderr, and an exception class named after the input; it sleeps in proportion to its input too.
+LEAKING = (
+    "import sys, time\ndata = sys.stdin.read()\ntime.sleep(min(len(data), 200) / 2000)\n"
+    "sys.stderr.write('Traceback (most recent call last):\\n' + data.encode().hex() + '\\n')\n"
+    "raise type('E' + data.encode().hex(), (Exception,), {})(data)\n"
+)
+
+
+def test_no_hidden_input_reaches_the_api_or_the_report(portal, portal_context):
+    from grader.web.course_state import course_tasks
+
+    number = hand_in(portal, "ben", "nim_sum", LEAKING).json()["id"]
+    _grade_all(portal_context)
+    document = call(portal, "get", f"/api/submissions/{number}", "ben").json()
+    answer = call(portal, "get", f"/submissions/{number}/report", "ben")
+    report = answer.content.decode()
+    assert answer.status_code == 200 and "nim_sum" in report
+    task = course_tasks()["nim_sum"]
+    for case in (c for c in task.cases if c.hidden):
+        shown = next(c for c in document["cases"] if c["name"] == case.name)
+        assert shown["time_s"] is None and shown["message"].startswith("This hidden case was not accepted")
+        for secret in (case.input.strip(), case.input.encode().hex()):
+            assert secret not in str(document) and secret not in report
+
+
 def test_regrade_keeps_old_results_until_new_ones_land(portal, portal_context):
     from grader.web.models import Submission
 
@@ -304,3 +330,37 @@ def test_a_forgotten_password_is_replaced_and_the_work_stays(portal):
     with pytest.raises(UsageError, match="no such user: nobody"):
         roster.new_passwords(["nobody"])
     FirstSignIn.objects.filter(user__username="ben").delete()
+
+
+def test_results_kept_by_an_older_grader_are_concealed_and_graded_again(portal):
+    import importlib
+
+    from django.apps import apps
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from grader.web.models import Submission
+
+    leaked = [
+        {"name": "hidden case 1", "verdict": "runtime_error", "hidden": True, "time_s": 0.417, "points": 1,
+         "message": "This hidden case was not accepted: your program stopped with an error (E5b312c2033) ..."},
+        {"name": "one row", "verdict": "accepted", "hidden": False, "time_s": 0.004, "points": 1, "message": ""},
+    ]  # fmt: skip
+    ben = get_user_model().objects.get(username="ben")
+    row = Submission.objects.create(
+        student=ben,
+        task="nim_sum",
+        data=b"x",
+        submitted_at=timezone.now(),
+        status="done",
+        pending=False,
+        results=leaked,
+        report="<p>E5b312c2033</p>",
+    )
+    migration = importlib.import_module("grader.web.migrations.0006_conceal_hidden_results")
+    migration.conceal(apps, None)
+    row.refresh_from_db()
+    hidden, shown = row.results
+    assert hidden["message"] == "This hidden case was not accepted: your program crashed." and hidden["time_s"] is None
+    assert shown["time_s"] == 0.004
+    assert "E5b312c2033" not in row.report and row.pending
