@@ -1,0 +1,283 @@
+"""The rules enforced while the program runs (``grader/run/rule_guard.py``, ``rule_checks.py``).
+
+``install`` changes builtins and the import system, so each program runs in an interpreter of its
+own: a small harness, written into the test's folder, sends both modules in as the fork server
+does (source text, ``rule_tree`` and ``rule_checks`` registered by those names), prepares the file, installs the guard
+with a ``violated`` that prints ``VIOLATION index file line`` and exits with 3, and runs the file as
+``__main__``. With no rules the harness runs the file as the grader does today: the baseline.
+
+Each hostile program is caught, and runs to its end without the guard (so the test fails without
+it). Each correct program gives the same output, errors and exit status with and without it.
+
+Set RULE_GUARD_PYTHONS to interpreters separated by ``os.pathsep`` to run every program under each
+(3.9 to 3.13): they need nothing installed.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from support import PROJECT
+
+from grader.course.loader import load_course
+
+GUARD = PROJECT / "grader" / "run"
+HARNESS = """
+import builtins, json, os, sys, types
+
+run = exec  # taken before install, which replaces builtins.exec: the program's frames are its own
+here, script, rules = sys.argv[1], os.path.abspath(sys.argv[2]), json.loads(sys.argv[3])
+for name in ("rule_tree", "rule_checks", "rule_guard"):
+    module = types.ModuleType(name)
+    with open(os.path.join(here, name + ".py"), encoding="utf-8") as handle:
+        run(compile(handle.read(), name + ".py", "exec"), module.__dict__)
+    sys.modules[name] = module
+
+
+def violated(index, filename, line):
+    sys.stdout.flush()
+    os.write(1, f"VIOLATION {index} {os.path.basename(filename)} {line}\\n".encode())
+    if os.environ.get("RULE_GUARD_RETURN") is None:
+        os._exit(3)
+
+
+folder = os.path.dirname(script)
+os.chdir(folder)
+sys.path.insert(0, folder)
+sys.argv = [script]
+with open(script, "rb") as handle:
+    code = sys.modules["rule_guard"].prepare(handle.read(), script, rules)
+sys.modules["rule_guard"].install(rules, violated, folder)
+main = types.ModuleType("__main__")
+main.__file__, main.__builtins__ = script, builtins
+sys.modules["__main__"] = main
+del name, module, handle, here, rules, folder
+run(code, main.__dict__)
+"""
+
+
+def _pythons():
+    listed = [path for path in os.environ.get("RULE_GUARD_PYTHONS", "").split(os.pathsep) if path]
+    return listed or [sys.executable]
+
+
+@pytest.fixture(params=_pythons(), ids=lambda path: Path(path).parent.parent.name or path)
+def python(request):
+    """An interpreter to run the programs with."""
+    return request.param
+
+
+@functools.cache
+def task_rules(task_id):
+    """A task's rules as the child gets them: JSON-able dicts in the task's order."""
+    task = load_course(PROJECT)[task_id]
+    return [{"kind": r.kind, "target": r.target, "min_args": r.min_args} for r in task.rules]
+
+
+BIN_NUM, BITWISE_XOR, EXCLUSIVE_OR = "bin_num", "bitwise_xor", "exclusive_or"
+FORMAT_B = [{"kind": "format_spec", "target": "b", "min_args": 0}]
+IMPORT_OPERATOR = [{"kind": "import", "target": "operator", "min_args": 0}]
+
+
+def rules_of(rules):
+    return task_rules(rules) if isinstance(rules, str) else rules
+
+
+def run(python, folder, source, rules, stdin="", files=None, env=None):
+    """Run ``source`` as prog.py in ``folder`` (with ``files`` beside it) under ``rules``."""
+    folder.mkdir(exist_ok=True)
+    (folder / "harness.py").write_text(HARNESS, encoding="utf-8")
+    program = folder / "prog.py"
+    program.write_text(textwrap.dedent(source), encoding="utf-8")
+    for name, text in (files or {}).items():
+        (folder / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    environment = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    environment.update(env or {})
+    return subprocess.run(
+        [python, "-X", "utf8", str(folder / "harness.py"), str(GUARD), str(program), json.dumps(rules_of(rules))],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=environment,
+        cwd=folder,
+    )
+
+
+def hostile(id, rules, source, violation, files=None):
+    return pytest.param(rules, source, violation, files, id=id)
+
+
+HOSTILE = [
+    hostile("getattr-builtins", BIN_NUM, 'import builtins\nprint(getattr(builtins, "bi" + "n")(5))\n', "0 prog.py 2"),
+    hostile(
+        "builtins-as-a-dict",
+        BIN_NUM,
+        'names = __builtins__ if isinstance(__builtins__, dict) else vars(__builtins__)\nprint(names["bi" + "n"](5))\n',
+        "0 prog.py 2",
+    ),
+    hostile("another-name", BIN_NUM, "b = bin\nprint(b(5))\n", "0 prog.py 2"),
+    hostile("int-unpacked-arguments", BIN_NUM, 'args = ["101", 2]\nprint(int(*args))\n', "2 prog.py 2"),
+    hostile("int-base-keyword", BIN_NUM, 'print(int("101", base=2))\n', "2 prog.py 1"),
+    hostile("int-unpacked-keywords", BIN_NUM, 'print(int("101", **{"base": 2}))\n', "2 prog.py 1"),
+    hostile(
+        "int-partial",
+        BIN_NUM,
+        'import functools\nparse = functools.partial(int, base=2)\nprint(parse("101"))\n',
+        "2 prog.py 2",
+    ),
+    hostile("int-map-two-iterables", BIN_NUM, 'print(list(map(int, ["101"], [2])))\n', "2 prog.py 1"),
+    hostile(
+        "int-starmap", BIN_NUM, 'import itertools\nprint(list(itertools.starmap(int, [("101", 2)])))\n', "2 prog.py 2"
+    ),
+    hostile("int-reduce", BIN_NUM, 'import functools\nprint(functools.reduce(int, ["101", 2]))\n', "2 prog.py 2"),
+    hostile("int-type-call", BIN_NUM, 'print(type.__call__(int, "101", 2))\n', "2 prog.py 1"),
+    hostile("int-dunder-call", BIN_NUM, 'print(int.__call__("101", 2))\n', "2 prog.py 1"),
+    hostile("int-new", BIN_NUM, 'print(int.__new__(int, "101", 2))\n', "2 prog.py 1"),
+    hostile("int-subclass", BIN_NUM, 'class Number(int):\n    pass\nprint(Number("101", 2))\n', "2 prog.py 3"),
+    hostile("int-dunder-xor", BITWISE_XOR, "print(int.__xor__(5, 3))\n", "0 prog.py 1"),
+    hostile("bound-dunder-xor", BITWISE_XOR, "print((5).__xor__(3))\n", "0 prog.py 1"),
+    hostile("reflected-dunder-xor", BITWISE_XOR, "print((3).__rxor__(5))\n", "0 prog.py 1"),
+    hostile("bool-dunder-xor", BITWISE_XOR, "print(bool.__xor__(True, False))\n", "0 prog.py 1"),
+    hostile(
+        "operator-xor-by-name",
+        BITWISE_XOR,
+        'xor = getattr(__import__("oper" + "ator"), "xor")\nprint(xor(5, 3))\n',
+        "0 prog.py 2",
+    ),
+    hostile("operator-ixor", BITWISE_XOR, "import operator\nprint(operator.ixor(5, 3))\n", "0 prog.py 2"),
+    hostile(
+        "reduce-operator-xor",
+        BITWISE_XOR,
+        "import functools, operator\nprint(functools.reduce(operator.xor, [1, 2]))\n",
+        "0 prog.py 2",
+    ),
+    hostile(
+        "methodcaller-xor",
+        BITWISE_XOR,
+        'import operator\nprint(operator.methodcaller("__xor__", 3)(5))\n',
+        "0 prog.py 2",
+    ),
+    hostile("dunder-not-equal", EXCLUSIVE_OR, "print(int(int.__ne__(1, 0)))\n", "1 prog.py 1"),
+    hostile("operator-ne", EXCLUSIVE_OR, "import operator\nprint(int(operator.ne(1, 0)))\n", "1 prog.py 2"),
+    hostile("map-bin", BIN_NUM, "print(list(map(bin, [1])))\n", "0 prog.py 1"),
+    hostile("sorted-key-bin", BIN_NUM, "print(sorted([5], key=bin))\n", "0 prog.py 1"),
+    hostile("format-by-name", BIN_NUM, 'print(format(5, "d"))\n', "1 prog.py 1"),
+    hostile("format-b", FORMAT_B, 'print(format(5, "b"))\n', "0 prog.py 1"),
+    hostile("format-08b", FORMAT_B, 'print(format(5, "08b"))\n', "0 prog.py 1"),
+    hostile("str-format", FORMAT_B, 'print("{:b}".format(5))\n', "0 prog.py 1"),
+    hostile("str-format-nested-field", FORMAT_B, 'print("{0:{1}}".format(5, "b"))\n', "0 prog.py 1"),
+    hostile("str-format-numbered-automatically", FORMAT_B, 'print("{:{}}".format(5, "b"))\n', "0 prog.py 1"),
+    hostile("str-format-unbound", FORMAT_B, 'print(str.format("{:b}", 5))\n', "0 prog.py 1"),
+    hostile("format-map", FORMAT_B, 'print("{n:{s}}".format_map({"n": 5, "s": "b"}))\n', "0 prog.py 1"),
+    hostile("format-method-mapped", FORMAT_B, 'print(list(map("{:b}".format, [5])))\n', "0 prog.py 1"),
+    hostile("fstring-spec-computed", FORMAT_B, 'code = "b"\nprint(f"{5:{code}}")\n', "0 prog.py 2"),
+    hostile("fstring-spec-nested-literal", FORMAT_B, "print(f\"{5:{'b'}}\")\n", "0 prog.py 1"),
+    hostile("dunder-format", FORMAT_B, 'print((5).__format__("b"))\n', "0 prog.py 1"),
+    hostile("dunder-format-unbound", FORMAT_B, 'print(int.__format__(5, "08b"))\n', "0 prog.py 1"),
+    hostile(
+        "string-formatter", FORMAT_B, 'import string\nprint(string.Formatter().format("{:b}", 5))\n', "0 prog.py 2"
+    ),
+    hostile("eval", BIN_NUM, 'print(eval("bin(5)"))\n', "0 prog.py 1"),
+    hostile("exec", BIN_NUM, 'exec("print(bin(5))")\n', "0 prog.py 1"),
+    hostile(
+        "compile-then-exec", BIN_NUM, 'code = compile("print(bin(5))", "<text>", "exec")\nexec(code)\n', "0 prog.py 2"
+    ),
+    hostile("eval-mapped", BIN_NUM, 'print(list(map(eval, ["bin(5)"])))\n', "0 prog.py 1"),
+    hostile("timeit", BIN_NUM, 'import timeit\ntimeit.timeit("bin(5)", number=1)\n', "0 prog.py 2"),
+    hostile("operator-in-eval", EXCLUSIVE_OR, 'print(int(eval("1 != 0")))\n', "1 prog.py 1"),
+    hostile("import-in-exec", IMPORT_OPERATOR, 'exec("import operator")\n', "0 prog.py 1"),
+    hostile(
+        "import-module", IMPORT_OPERATOR, 'import importlib\nimportlib.import_module("oper" + "ator")\n', "0 prog.py 2"
+    ),
+    hostile("dunder-import", IMPORT_OPERATOR, '__import__("oper" + "ator")\n', "0 prog.py 1"),
+    hostile(
+        "helper-file",
+        BIN_NUM,
+        "import helper\nprint(helper.convert(5))\n",
+        "0 helper.py 2",
+        {"helper.py": "def convert(n):\n    return bin(n)\n"},
+    ),
+    hostile(
+        "helper-file-operator",
+        EXCLUSIVE_OR,
+        "from helper import differ\nprint(differ(1, 0))\n",
+        "1 helper.py 2",
+        {"helper.py": "def differ(a, b):\n    return int(a != b)\n"},
+    ),
+    hostile("lambda", BIN_NUM, "convert = lambda n: bin(n)\nprint(convert(5))\n", "0 prog.py 1"),
+    hostile("comprehension", BIN_NUM, "print([bin(n) for n in [5]])\n", "0 prog.py 1"),
+    hostile("generator", BIN_NUM, "def bits():\n    yield bin(5)\n\nprint(list(bits()))\n", "0 prog.py 2"),
+    hostile("class-body", BIN_NUM, "class Table:\n    five = bin(5)\n", "0 prog.py 2"),
+    hostile(
+        "decorator",
+        BIN_NUM,
+        """\
+        def binary(function):
+            def wrapped(n):
+                return bin(function(n))
+            return wrapped
+
+        @binary
+        def same(n):
+            return n
+
+        print(same(5))
+        """,
+        "0 prog.py 3",
+    ),
+    hostile("decorator-itself", BIN_NUM, "@format\ndef nothing():\n    pass\n", "1 prog.py 1"),
+    hostile(
+        "nested-function",
+        BIN_NUM,
+        "def outer():\n    def inner():\n        return bin(5)\n    return inner()\n\nprint(outer())\n",
+        "0 prog.py 3",
+    ),
+    hostile(
+        "method",
+        BIN_NUM,
+        "class Box:\n    def show(self):\n        return bin(5)\n\nprint(Box().show())\n",
+        "0 prog.py 3",
+    ),
+    hostile(
+        "kept-as-call",
+        BIN_NUM,
+        "class Convert:\n    __call__ = bin\n\nprint(list(map(Convert(), [5])))\n",
+        "0 prog.py 2",
+    ),
+    hostile(
+        "stored-as-getitem",
+        BIN_NUM,
+        "class Table:\n    pass\n\nTable.__getitem__ = bin\nprint(Table()[5])\n",
+        "0 prog.py 4",
+    ),
+    hostile(
+        "type-namespace",
+        BIN_NUM,
+        'Convert = type("Convert", (), {"__call__": bin})\nprint(Convert()(5))\n',
+        "0 prog.py 1",
+    ),
+    hostile(
+        "caught-and-ignored",
+        BIN_NUM,
+        "try:\n    bin(5)\nexcept BaseException:\n    pass\nprint('went on')\n",
+        "0 prog.py 2",
+    ),
+]
+
+
+@pytest.mark.parametrize("rules, source, violation, files", HOSTILE)
+def test_hostile_program_is_caught(python, tmp_path, rules, source, violation, files):
+    unguarded = run(python, tmp_path / "unguarded", source, [], files=files)
+    assert unguarded.returncode == 0, f"the program should run without the guard:\n{unguarded.stderr}"
+    assert "VIOLATION" not in unguarded.stdout
+    guarded = run(python, tmp_path / "guarded", source, rules, files=files)
+    assert guarded.stdout.splitlines()[-1:] == [f"VIOLATION {violation}"], guarded.stderr
+    assert guarded.returncode == 3
