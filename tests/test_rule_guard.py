@@ -24,7 +24,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from support import PROJECT
+from support import PROJECT, solution
 
 from grader.course.loader import load_course
 
@@ -281,3 +281,265 @@ def test_hostile_program_is_caught(python, tmp_path, rules, source, violation, f
     guarded = run(python, tmp_path / "guarded", source, rules, files=files)
     assert guarded.stdout.splitlines()[-1:] == [f"VIOLATION {violation}"], guarded.stderr
     assert guarded.returncode == 3
+
+
+FEATURES = """\
+import collections, dataclasses, functools, itertools, sys, traceback
+
+class Base:
+    def hello(self):
+        return "base"
+
+class Child(Base):
+    def hello(self):
+        return "child+" + super().hello()
+
+@dataclasses.dataclass
+class Point:
+    x: int
+    y: int = 0
+
+Pair = collections.namedtuple("Pair", "a b")
+
+def frame_names():
+    here = sys._getframe()
+    return here.f_code.co_name, here.f_back.f_code.co_name
+
+def local_names(a, b=2):
+    c = a + b
+    return sorted(locals()), sorted(vars()), dir(), c
+
+def evaluate():
+    x = 40
+    exec("y = 2")
+    return eval("x + 2")
+
+def countdown(n):
+    while n > 0:
+        yield n
+        n -= 1
+
+def depth(n):
+    return 0 if n == 0 else 1 + depth(n - 1)
+
+async def twice(x):
+    return 2 * x
+
+def finish(coroutine):
+    try:
+        coroutine.send(None)
+    except StopIteration as stop:
+        return stop.value
+
+class Meta(type):
+    pass
+
+class Holder(metaclass=Meta):
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return self.value == other.value
+
+print(Child().hello(), Point(1), Point(1, 2) == Point(1, 2), Pair(1, 2), Holder(3).value, Holder(1) == Holder(1))
+print(frame_names(), local_names(1))
+print(evaluate(), [eval(t) for t in ["1", "2"]], list(map(eval, ["3 * 3"])), eval("  4"))
+print(list(countdown(3)), depth(900), finish(twice(21)))
+print(int("12"), int(" 7 "), list(map(int, ["1", "2"])), isinstance(5, int), type(5) is int, type(5).__name__)
+print(sorted(["b", "a"], key=str.upper), max([1, 3, 2], key=lambda v: -v))
+print(functools.reduce(lambda a, b: a * b, [1, 2, 3]), functools.reduce(max, [3, 1]))
+print(f"{5:08.3f}|{'x':>3}|{7:d}|{255:x}|{3:{4}}", "{:>4}|{:o}".format(3, 8), "%d%%" % 5)
+print([w for w in [1, 2] if (last := w)], last)
+print(sorted(name for name in globals() if not name.startswith("__")))
+print(functools.partial(max, 1)(2), list(itertools.accumulate([1, 2, 3])), list(zip(*[[1, 2], [3, 4]])))
+options = {"sep": "-"}
+print(1, 2, *[3, 4], *(n for n in [5]), **options)
+attempts = [lambda: int("seven"), lambda: print(*5), lambda: print(**[1]), lambda: print(sep="", **{"sep": "-"})]
+for attempt in attempts:
+    try:
+        attempt()
+    except (TypeError, ValueError) as error:
+        print(type(error).__name__, error, [(f.lineno, f.name) for f in traceback.extract_tb(error.__traceback__)])
+try:
+    int("seven")
+except ValueError as error:
+    print(error, [(f.lineno, f.name) for f in traceback.extract_tb(error.__traceback__)])
+print(eval.__name__, exec("1"), compile("1", "<text>", "eval").co_filename, file=sys.stderr)
+"""
+
+UNCAUGHT = """\
+def inner(values):
+    return values[3]
+
+def outer():
+    return inner([1, 2])
+
+print("before")
+outer()
+"""
+
+DEEPEST = """\
+def down(n):
+    try:
+        return down(n + 1)
+    except RecursionError:
+        return n
+
+print(down(0) > 900)
+"""
+
+
+def case_inputs(task_id, count):
+    """The inputs of a task's last ``count`` cases (the largest come last)."""
+    return [case.input for case in load_course(PROJECT)[task_id].cases[-count:]]
+
+
+def correct(id, rules, source, stdin=""):
+    return pytest.param(rules, source, stdin, id=id)
+
+
+CORRECT = [
+    correct("features-bin-num", BIN_NUM, FEATURES),
+    correct("features-bitwise-xor", BITWISE_XOR, FEATURES),
+    correct("uncaught-exception", BIN_NUM, UNCAUGHT),
+    correct("deepest-recursion", BIN_NUM, DEEPEST),
+    *[
+        correct(f"{task}-solution-{n}", task, solution(task), stdin)
+        for task in (BIN_NUM, BITWISE_XOR, EXCLUSIVE_OR)
+        for n, stdin in enumerate(case_inputs(task, 3))
+    ],
+]
+
+
+@pytest.mark.parametrize("rules, source, stdin", CORRECT)
+def test_correct_program_runs_as_without_the_guard(python, tmp_path, rules, source, stdin):
+    unguarded = run(python, tmp_path / "run", source, [], stdin=stdin)
+    guarded = run(python, tmp_path / "run", source, rules, stdin=stdin)
+    assert "VIOLATION" not in guarded.stdout
+    assert (guarded.stdout, guarded.stderr, guarded.returncode) == (
+        unguarded.stdout,
+        unguarded.stderr,
+        unguarded.returncode,
+    )
+
+
+COMPARE_COMPILE = """
+import json, os, sys, types
+
+here, folder, rules = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+for name in ("rule_tree", "rule_checks", "rule_guard"):
+    module = types.ModuleType(name)
+    with open(os.path.join(here, name + ".py"), encoding="utf-8") as handle:
+        exec(compile(handle.read(), name + ".py", "exec"), module.__dict__)
+    sys.modules[name] = module
+guard = sys.modules["rule_guard"]
+
+
+def outcome(attempt):
+    try:
+        code = attempt()
+    except SyntaxError as error:
+        ends = [getattr(error, "end_lineno", None), getattr(error, "end_offset", None)]  # since 3.10
+        return [type(error).__name__, error.msg, error.lineno, error.offset, error.text, *ends]
+    except guard.GuardFailed as error:
+        return ["GuardFailed", str(error)]
+    return ["compiled", code == compile(source, path, "exec", dont_inherit=True)]
+
+
+results = []
+for number, source in enumerate(json.loads(sys.stdin.read())):
+    path = os.path.join(folder, f"source{number}.py")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(source)
+    native = outcome(lambda: compile(source, path, "exec", dont_inherit=True))
+    results.append([native, outcome(lambda: guard.prepare(source.encode(), path, rules))])
+print(json.dumps(results))
+"""
+
+NOT_PYTHON = [
+    "def f(:\n    pass\n",
+    "x = (1,\n",
+    "print 'hello'\n",
+    "return 5\n",
+    "nonlocal x\n",
+    "def f():\n    x = 1\n    global x\n",
+    "def f(a, a):\n    pass\n",
+    "for x in y:\n    pass\nelse:\n    break\n",
+    "await something()\n",
+    "f(**a, *b)\n",
+    'text = f"{x!z}"\n',
+    "if True:\n        x = 1\n    y = 2\n",
+    "x = " + "(" * 300 + ")" * 300 + "\n",
+    "def f():\n    yield from g()\n    return 1\nclass A:\n    return 2\n",
+]
+
+
+def compare_compile(python, tmp_path, sources, rules):
+    result = subprocess.run(
+        [python, "-X", "utf8", "-c", COMPARE_COMPILE, str(GUARD), str(tmp_path), json.dumps(rules)],
+        input=json.dumps(sources),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_a_file_python_cannot_compile_raises_the_same_syntax_error(python, tmp_path):
+    for source, (native, prepared) in zip(
+        NOT_PYTHON, compare_compile(python, tmp_path, NOT_PYTHON, task_rules(BIN_NUM))
+    ):
+        assert native[0] != "compiled", source
+        assert prepared == native, source
+
+
+def test_without_rules_prepare_is_compile(python, tmp_path):
+    sources = [solution(BIN_NUM), "x = 1\n", NOT_PYTHON[0]]
+    for native, prepared in compare_compile(python, tmp_path, sources, []):
+        assert prepared == native
+    assert [native for native, _ in compare_compile(python, tmp_path, sources[:2], [])] == [["compiled", True]] * 2
+
+
+def test_a_file_too_deep_to_instrument_fails_with_a_sentence(python, tmp_path):
+    deep = "x = " + " + ".join(["1"] * 2000) + "\n"
+    ((native, prepared),) = compare_compile(python, tmp_path, [deep], task_rules(BIN_NUM))
+    assert native == ["compiled", True]
+    assert prepared[0] == "GuardFailed"
+    assert "nested too deeply" in prepared[1]
+
+
+def test_a_violation_is_recorded_even_when_the_program_catches_what_follows(python, tmp_path):
+    # violated returns here (RULE_GUARD_RETURN): the guard then raises, which `except Exception` does not catch
+    source = "try:\n    bin(5)\nexcept Exception:\n    print('caught')\nprint('went on')\n"
+    result = run(python, tmp_path / "a", source, BIN_NUM, env={"RULE_GUARD_RETURN": "1"})
+    assert result.stdout.splitlines() == ["VIOLATION 0 prog.py 2"]
+    assert "RuleBroken" in result.stderr and result.returncode == 1
+    source = "try:\n    bin(5)\nexcept:\n    print('caught')\n"
+    result = run(python, tmp_path / "b", source, BIN_NUM, env={"RULE_GUARD_RETURN": "1"})
+    assert result.stdout.splitlines() == ["VIOLATION 0 prog.py 2", "caught"]
+
+
+def test_a_cached_compilation_of_a_helper_file_is_not_used(python, tmp_path):
+    files = {"helper.py": "def convert(n):\n    return bin(n)\n"}
+    source = "import helper\nprint(helper.convert(5))\n"
+    assert run(python, tmp_path / "run", source, [], files=files).stdout == "0b101\n"
+    cache = "import py_compile; py_compile.compile('helper.py')"  # what an import may leave behind
+    subprocess.run([python, "-c", cache], cwd=tmp_path / "run", check=True, timeout=60)
+    assert list((tmp_path / "run" / "__pycache__").glob("helper.*.pyc"))
+    guarded = run(python, tmp_path / "run", source, BIN_NUM, files=files)
+    assert guarded.stdout.splitlines() == ["VIOLATION 0 helper.py 2"]
+
+
+def test_a_helper_given_as_bytecode_only_is_refused(python, tmp_path):
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "made.py").write_text("def convert(n):\n    return bin(n)\n", encoding="utf-8")
+    made = "import py_compile; py_compile.compile('made.py', cfile='helper.pyc')"
+    subprocess.run([python, "-c", made], cwd=folder, check=True, timeout=60)
+    (folder / "made.py").unlink()
+    source = "import helper\nprint(helper.convert(5))\n"
+    assert run(python, folder, source, []).stdout == "0b101\n"
+    guarded = run(python, folder, source, BIN_NUM)
+    assert "VIOLATION" not in guarded.stdout and guarded.returncode == 1
+    assert "ImportError: nim-grader: only .py files of the program can be imported" in guarded.stderr
