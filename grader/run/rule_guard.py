@@ -104,11 +104,12 @@ class _Guard:
     """The checks the instrumented code calls (its only instance is a constant of that code)."""
 
     __slots__ = ("files", "prepared", "rules", "policy", "violated", "folder", "trusted", "watched", "passed", "names")
+    __slots__ += ("counted",)
 
     def __init__(self):
         self.files, self.prepared = set(), weakref.WeakSet()  # the student's files; the code prepare made
         self.rules, self.policy, self.violated, self.folder, self.trusted = (), None, None, "", ()
-        self.watched, self.passed, self.names = _Everything(), _Everything(), frozenset()
+        self.watched, self.passed, self.names, self.counted = _Everything(), _Everything(), frozenset(), set()
 
     def start(self, policy, rules, violated, folder):
         self.policy, self.rules, self.violated = policy, rules, violated
@@ -125,20 +126,24 @@ class _Guard:
         """The callable of a call, about to be called by the program's own frame with ``count``
         arguments (-1: not known before they are unpacked): returned as it is, unless the rules are
         about it (then a version that checks its actual arguments first)."""
-        kind = type(f)
-        if (
-            id(f) in self.watched
-            or (kind in _NAMED and f.__name__ in self.names)
-            or kind is functools.partial
-            or kind is types.MethodType
-            or isinstance(f, type)
-        ):
-            return self._callee(f, kind, count)
-        return f
+        kind = type(f)  # the commonest kinds first, decided here: this runs before every call
+        if kind is _FUNCTION:
+            if id(f) not in self.watched:
+                return f
+        elif kind is _METHOD:
+            if type(f.__func__) is _FUNCTION and id(f.__func__) not in self.watched:
+                return f  # a method of a class (the program's own, or a library's)
+        elif kind in _NAMED:
+            if f.__name__ not in self.names and id(f) not in self.watched:
+                return f
+        elif kind is type and (id(f), count) in self.counted:
+            return f  # int(text): one argument is never two (worked out once per callable and count)
+        return self._callee(f, kind, count)
 
     def arg(self, value):
         """An argument, about to be handed to a call: returned unchanged if nothing forbidden."""
-        if id(value) in self.passed or type(value) in _PASSED_KINDS:
+        kind = type(value)
+        if kind in _PASSED_KINDS and (kind is not _FUNCTION or id(value) in self.passed):
             self._check(self._policy().handed(value))
         return value
 
@@ -150,7 +155,7 @@ class _Guard:
             except TypeError:
                 return values  # not iterable: the call says so, in its own words
             values = tuple(iterator)
-        if not self.passed.isdisjoint(map(id, values)) or not _PASSED_KINDS.isdisjoint(map(type, values)):
+        if not _PASSED_KINDS.isdisjoint(map(type, values)):
             for value in values:
                 self.arg(value)
         return values
@@ -199,16 +204,20 @@ class _Guard:
         return self.policy
 
     def _callee(self, f, kind, count):
-        policy = self._policy()
+        policy, ident = self._policy(), id(f)
+        if ident in _GUARDED:  # eval, exec, compile: the guard's, which find the program's frame above them
+            return _GUARDED[ident]
         if count >= 0 and policy.counted_only(f) and policy.call(f, (None,) * count, {}) is None:
-            return f  # int(text): one argument can never be two
-        if id(f) in _GUARDED:  # eval, exec, compile: the guard's, which find the program's frame above them
-            return _GUARDED[id(f)]
-        if isinstance(f, type) and id(f) not in self.watched and not issubclass(f, policy.proxied):
-            return f  # a class the rules are not about (its own methods are checked where they call)
-        if kind is types.MethodType and type(f.__func__) is types.FunctionType and id(f.__func__) not in self.watched:
-            return f  # a method of a class (the program's own, or a library's)
-        return functools.partial(self._through, f)
+            self.counted.add((ident, count))  # the ids of counted callables stay theirs: the policy keeps them
+            return f
+        looked_at = (
+            ident in self.watched
+            or kind in (_METHOD, functools.partial)  # a method of something not a function, a partial
+            or (kind in _NAMED and f.__name__ in self.names)  # (5).__xor__, "{:b}".format
+            or (isinstance(f, type) and issubclass(f, policy.proxied))  # a subclass of int, of partial
+        )
+        # Anything else (a class, a callable object) is called as it is: its own code is checked where it calls.
+        return functools.partial(self._through, f) if looked_at else f
 
     def _through(self, f, /, *args, **kw):
         """Call ``f`` once its actual arguments are known to break no rule."""
@@ -303,7 +312,8 @@ class _Guard:
         return source == (data if isinstance(source, bytes) else importlib.util.decode_source(data))
 
 
-_PASSED_KINDS = frozenset((*_NAMED, types.MethodType))
+_FUNCTION, _METHOD = types.FunctionType, types.MethodType
+_PASSED_KINDS = frozenset((*_NAMED, _METHOD, _FUNCTION))  # what an argument may be to be looked at
 _GUARD = _Guard()
 
 

@@ -45,7 +45,7 @@ def instrumented(tree, rules, flags=0):
     ``kind`` and ``target``, in the task's order); ``flags`` are the compile flags in force (a
     ``from __future__ import annotations`` there or in the tree leaves annotations as they are)."""
     deferred = bool(flags & __future__.annotations.compiler_flag) or _defers_annotations(tree)
-    return ast.fix_missing_locations(_Instrument(rules, deferred).visit(tree))
+    return _Instrument(rules, deferred).visit(tree)
 
 
 def _defers_annotations(tree):
@@ -59,9 +59,13 @@ def _defers_annotations(tree):
     )
 
 
-class _Instrument(ast.NodeTransformer):
+class _Instrument:
     """A syntax tree rewritten so that the guard sees each call, decorator and store under a special
-    name, and each operator, format spec and import statement the rules forbid, where it runs."""
+    name, and each operator, format spec and import statement the rules forbid, where it runs.
+
+    The walk is ast.NodeTransformer's, made lean (it runs in every child before the program):
+    children first, then the node's own rewrite; leaves and fields that hold no code are skipped,
+    and every new node is given its place at once (no fix_missing_locations pass)."""
 
     def __init__(self, rules, deferred):
         self.operators, self.letters, self.modules = {}, {}, []
@@ -74,29 +78,63 @@ class _Instrument(ast.NodeTransformer):
                 self.letters.setdefault(target, index)
             elif kind == "import":
                 self.modules.append((index, target))
-        self.deferred = deferred  # annotations are never evaluated: left as they are (they become text)
+        # Annotations that are never evaluated are left as they are (they become text).
+        self.skipped = _NO_CODE | ({"annotation", "returns"} if deferred else set())
+        self.fields = {ast.Name: (), ast.Constant: ()}  # node class → the fields to walk into
+        self.rewrites = {
+            ast.Call: self._call,
+            ast.FunctionDef: self._function,
+            ast.AsyncFunctionDef: self._function,
+            ast.ClassDef: self._class,
+            ast.Assign: self._assign,
+            ast.AnnAssign: self._assign,
+            ast.BinOp: self._operation,
+            ast.UnaryOp: self._operation,
+            ast.AugAssign: self._operation,
+            ast.Compare: self._compare,
+            ast.FormattedValue: self._formatted,
+            ast.Import: self._import,
+            ast.ImportFrom: self._import,
+        }
+
+    def visit(self, node):
+        """``node`` rewritten, with everything below it: a node, or a list of statements."""
+        kind = type(node)
+        fields = self.fields.get(kind)
+        if fields is None:
+            fields = self.fields[kind] = tuple(f for f in kind._fields if f not in self.skipped)
+        for field in fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                items = []
+                for item in value:
+                    item = self.visit(item) if isinstance(item, ast.AST) else item
+                    items.extend(item) if type(item) is list else items.append(item)
+                setattr(node, field, items)
+            elif isinstance(value, ast.AST):
+                setattr(node, field, self.visit(value))
+        rewrite = self.rewrites.get(kind)
+        return node if rewrite is None else rewrite(node)
 
     def _guard(self, method, node, *args, keywords=()):
         """``GUARD.method(*args)``, at ``node``'s place in the source."""
-        return ast.copy_location(
-            ast.Call(ast.Attribute(ast.Constant(HOLE), method, ast.Load()), list(args), list(keywords)), node
-        )
+        call = ast.Call(_at(ast.Attribute(_at(ast.Constant(HOLE), node), method, ast.Load()), node), list(args), [])
+        call.keywords = list(keywords)
+        return _at(call, node)
 
     def _flag(self, index, node):
-        return self._guard("broken", node, ast.Constant(index), node)
+        return self._guard("broken", node, _at(ast.Constant(index), node), node)
 
-    def visit_Call(self, node):
-        self.generic_visit(node)
+    def _call(self, node):
         unpacked = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
-        count = ast.Constant(-1 if unpacked else len(node.args) + len(node.keywords))
+        count = _at(ast.Constant(-1 if unpacked else len(node.args) + len(node.keywords)), node)
         node.func = self._guard("callee", node.func, node.func, count)
         node.args = [self._arg(arg) for arg in node.args]
         for keyword in node.keywords:
-            keyword.value = (
-                self._guard("mapping", keyword.value, keyword.value)
-                if keyword.arg is None
-                else self._arg(keyword.value)
-            )
+            if keyword.arg is None:
+                keyword.value = self._guard("mapping", keyword.value, keyword.value)
+            else:
+                keyword.value = self._arg(keyword.value)
         return node
 
     def _arg(self, node):
@@ -106,72 +144,37 @@ class _Instrument(ast.NodeTransformer):
         # Values made right here (literals, lambdas, displays) hold nothing forbidden: not looked at.
         return node if isinstance(node, _MADE_HERE) else self._guard("arg", node, node)
 
-    def visit_FunctionDef(self, node):
-        if self.deferred:
-            returns, node.returns = node.returns, None
-            self.generic_visit(node)
-            node.returns = returns
-        else:
-            self.generic_visit(node)
+    def _function(self, node):
         node.decorator_list = [self._guard("decorator", d, d) for d in node.decorator_list]
+        if isinstance(node, ast.ClassDef):
+            first = node.decorator_list[0] if node.decorator_list else node  # where the decorators start
+            node.decorator_list.insert(
+                0, _at(ast.Attribute(_at(ast.Constant(HOLE), first), "klass", ast.Load()), first)
+            )
         return node
 
-    visit_AsyncFunctionDef = visit_FunctionDef
+    _class = _function
 
-    def visit_arg(self, node):
-        return node if self.deferred else self.generic_visit(node)
-
-    def visit_ClassDef(self, node):
-        self.generic_visit(node)
-        node.decorator_list = [self._guard("decorator", d, d) for d in node.decorator_list]
-        first = node.decorator_list[0] if node.decorator_list else node  # where the decorators start
-        node.decorator_list.insert(0, ast.copy_location(ast.Attribute(ast.Constant(HOLE), "klass", ast.Load()), first))
-        return node
-
-    def visit_Assign(self, node):
-        self.generic_visit(node)
-        if any(_storesspecial(target) for target in node.targets):
+    def _assign(self, node):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if node.value is not None and any(_stores_special(target) for target in targets):
             node.value = self._guard("value", node.value, node.value)
         return node
 
-    def visit_AnnAssign(self, node):
-        if self.deferred:
-            annotation, node.annotation = node.annotation, None
-            self.generic_visit(node)
-            node.annotation = annotation
-        else:
-            self.generic_visit(node)
-        if node.value is not None and _storesspecial(node.target):
-            node.value = self._guard("value", node.value, node.value)
+    def _operation(self, node):
+        index = self.operators.get(type(node.op))
+        if index is not None:  # checked once the operands are known, as the operator would be
+            field = {ast.BinOp: "right", ast.UnaryOp: "operand", ast.AugAssign: "value"}[type(node)]
+            setattr(node, field, self._flag(index, getattr(node, field)))
         return node
 
-    def visit_BinOp(self, node):
-        self.generic_visit(node)
-        if type(node.op) in self.operators:  # checked once both sides are known, as the operator would be
-            node.right = self._flag(self.operators[type(node.op)], node.right)
-        return node
-
-    def visit_UnaryOp(self, node):
-        self.generic_visit(node)
-        if type(node.op) in self.operators:
-            node.operand = self._flag(self.operators[type(node.op)], node.operand)
-        return node
-
-    def visit_AugAssign(self, node):
-        self.generic_visit(node)
-        if type(node.op) in self.operators:
-            node.value = self._flag(self.operators[type(node.op)], node.value)
-        return node
-
-    def visit_Compare(self, node):
-        self.generic_visit(node)
+    def _compare(self, node):
         for position, op in enumerate(node.ops):  # a chain stops early: each comparison is checked as it runs
             if type(op) in self.operators:
                 node.comparators[position] = self._flag(self.operators[type(op)], node.comparators[position])
         return node
 
-    def visit_FormattedValue(self, node):
-        self.generic_visit(node)
+    def _formatted(self, node):
         spec = node.format_spec
         if spec is None or not self.letters:
             return node
@@ -180,24 +183,33 @@ class _Instrument(ast.NodeTransformer):
             if not text[-1:].isalpha() or text[-1] not in self.letters:
                 return node
         # f"{n:{w}b}": the spec is made as before, then checked, then used (each part evaluated once)
-        checked = ast.copy_location(ast.FormattedValue(self._guard("spec", spec, spec), -1, None), spec)
-        node.format_spec = ast.copy_location(ast.JoinedStr([checked]), spec)
+        checked = _at(ast.FormattedValue(self._guard("spec", node, spec), -1, None), node)
+        node.format_spec = _at(ast.JoinedStr([checked]), node)
         return node
 
-    def visit_Import(self, node):
-        return self._imported(node, [alias.name for alias in node.names])
-
-    def visit_ImportFrom(self, node):
-        return self._imported(node, [node.module] if node.module and not node.level else [])
-
-    def _imported(self, node, names):
+    def _import(self, node):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            names = [node.module] if node.module and not node.level else []
         index = min((i for i, m in self.modules for n in names if n == m or n.startswith(m + ".")), default=None)
         if index is None:
             return node
-        return [ast.copy_location(ast.Expr(self._flag(index, ast.copy_location(ast.Constant(None), node))), node), node]
+        return [_at(ast.Expr(self._flag(index, _at(ast.Constant(None), node))), node), node]
 
 
-def _storesspecial(target):
+_NO_CODE = {"ctx", "op", "ops", "id", "attr", "arg", "name", "names", "module", "level", "kind", "type_comment"}
+_NO_CODE |= {"conversion", "is_async", "asname"}
+
+
+def _at(new, old):
+    """``new`` at ``old``'s place in the source (line and column, start and end)."""
+    for attribute in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+        setattr(new, attribute, getattr(old, attribute, None))
+    return new
+
+
+def _stores_special(target):
     return (isinstance(target, ast.Name) and special(target.id)) or (
         isinstance(target, ast.Attribute) and special(target.attr)
     )
