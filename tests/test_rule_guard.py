@@ -265,6 +265,69 @@ HOSTILE = [
         "0 prog.py 1",
     ),
     hostile(
+        "partial-subclass",
+        BIN_NUM,
+        'import functools\n\nclass Parse(functools.partial):\n    pass\n\nprint(Parse(int, base=2)("101"))\n',
+        "2 prog.py 6",
+    ),
+    hostile(
+        "int-accumulate",
+        BIN_NUM,
+        'import itertools\nprint(list(itertools.accumulate(["101", 2], int)))\n',
+        "2 prog.py 2",
+    ),
+    hostile(
+        "int-cmp-to-key",
+        BIN_NUM,
+        'import functools\nprint(sorted([2, "101"], key=functools.cmp_to_key(int)))\n',
+        "2 prog.py 2",
+    ),
+    hostile(
+        "setattr-special",
+        BIN_NUM,
+        'class Table:\n    pass\n\nsetattr(Table, "__getitem__", bin)\nprint(Table()[5])\n',
+        "0 prog.py 4",
+    ),
+    hostile(
+        "helper-loaded-from-its-path",
+        BIN_NUM,
+        """\
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("loaded", "helper.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        print(module.convert(5))
+        """,
+        "0 helper.py 2",
+        {"helper.py": "def convert(n):\n    return bin(n)\n"},
+    ),
+    hostile(
+        "module-written-elsewhere",
+        BIN_NUM,
+        """\
+        import os, sys, tempfile
+        folder = tempfile.mkdtemp()
+        with open(os.path.join(folder, "elsewhere.py"), "w") as handle:
+            handle.write("def convert(n):\\n    return bin(n)\\n")
+        sys.path.insert(0, folder)
+        import elsewhere
+        print(elsewhere.convert(5))
+        """,
+        "0 elsewhere.py 2",
+    ),
+    hostile(
+        "run-path",
+        BIN_NUM,
+        """\
+        import os, runpy, tempfile
+        path = os.path.join(tempfile.mkdtemp(), "other.py")
+        with open(path, "w") as handle:
+            handle.write("print(bin(5))\\n")
+        runpy.run_path(path)
+        """,
+        "0 prog.py 5",
+    ),
+    hostile(
         "caught-and-ignored",
         BIN_NUM,
         "try:\n    bin(5)\nexcept BaseException:\n    pass\nprint('went on')\n",
@@ -389,6 +452,32 @@ print(down(0) > 900)
 """
 
 
+ANNOTATED = """\
+from __future__ import annotations
+import typing
+
+def first(values: typing.List[int], table: dict[str, int] = {}) -> typing.Optional[len("ab")]:
+    return values[0]
+
+class Pair:
+    left: typing.Tuple[int, str]
+    right: print("never run") = 2
+
+print(first.__annotations__, Pair.__annotations__, first([1]), Pair.right)
+"""
+
+EVALUATED = """\
+def first(values: list, count: int = 3) -> str(2):
+    return str(values[0])
+
+class Pair:
+    left: int
+    right: str(5) = "x"
+
+print(first.__annotations__, Pair.__annotations__, first([1]), Pair.right)
+"""
+
+
 def case_inputs(task_id, count):
     """The inputs of a task's last ``count`` cases (the largest come last)."""
     return [case.input for case in load_course(PROJECT)[task_id].cases[-count:]]
@@ -403,6 +492,8 @@ CORRECT = [
     correct("features-bitwise-xor", BITWISE_XOR, FEATURES),
     correct("uncaught-exception", BIN_NUM, UNCAUGHT),
     correct("deepest-recursion", BIN_NUM, DEEPEST),
+    correct("annotations-as-text", BIN_NUM, ANNOTATED),
+    correct("annotations-evaluated", BIN_NUM, EVALUATED),
     *[
         correct(f"{task}-solution-{n}", task, solution(task), stdin)
         for task in (BIN_NUM, BITWISE_XOR, EXCLUSIVE_OR)
