@@ -112,8 +112,8 @@ class Policy:
         # What a call must be looked at for: the callable itself, or one of its arguments.
         self.watched = set(self.forbidden) | set(self.counted) | set(self.higher) | self.importers
         self.watched |= set(self.formatting) if self.specs else set()
-        self.invoke = getattr(operator, "call", functools.partial)  # operator.call (3.11+) calls its first argument
-        self.watched |= {id(functools.partial), id(type), id(operator.methodcaller), id(self.invoke)}
+        self.invoke = getattr(operator, "call", None)  # operator.call (3.11+) calls its first argument
+        self.watched |= {id(f) for f in (functools.partial, type, operator.methodcaller, self.invoke) if f}
         self.passed = set(self.forbidden) | {i for i, (_, _, skipped) in self.counted.items() if skipped}
         self.passed |= (set(self.formatting) if self.specs else set()) | (self.importers if self.modules else set())
 
@@ -181,7 +181,8 @@ class Policy:
         return min(self._value(value), default=None)
 
     def spec(self, spec):
-        """The rule broken by formatting with ``spec`` (None for an unknown spec: the first spec rule)."""
+        """The rule broken by formatting with ``spec``, or None (ANY, a spec not known here: the first
+        format spec rule's)."""
         return min((i for i, letter in self.specs if spec is ANY or spec_type(spec) == letter), default=None)
 
     # --- calls ---------------------------------------------------------------------------------
@@ -210,7 +211,7 @@ class Policy:
             given = kw.get("func", kw.get("mycmp")) if len(args) <= position else args[position]
             count = len(args) - 1 if count == -1 else count
             yield from self._call(given, _MANY if count is None else (ANY,) * count, {}, depth + 1)
-        if f is self.invoke and f is not functools.partial and args:
+        if self.invoke is not None and f is self.invoke and args:
             yield from self._call(args[0], args[1:], kw, depth + 1)
         if ident in self.formatting and self.specs:
             what, position = self.formatting[ident]

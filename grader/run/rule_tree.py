@@ -109,7 +109,10 @@ class _Instrument:
                 items = []
                 for item in value:
                     item = self.visit(item) if isinstance(item, ast.AST) else item
-                    items.extend(item) if type(item) is list else items.append(item)
+                    if type(item) is list:  # a statement that became two (a check, then the import)
+                        items.extend(item)
+                    else:
+                        items.append(item)
                 setattr(node, field, items)
             elif isinstance(value, ast.AST):
                 setattr(node, field, self.visit(value))
