@@ -178,6 +178,11 @@ def test_message_for_another_file_names_it():
     )
 
 
+def test_message_without_a_place_names_the_program():
+    message = rule_message(XOR, 0)
+    assert message.startswith("Your program uses the ^ operator, which this exercise does not allow.")
+
+
 def test_message_without_instead_has_no_dangling_instead():
     (found,) = violations("b = bin(5)\n", Rule("name", "bin"))
     assert "bin()" in found.message

@@ -67,9 +67,9 @@ def _violation(node: ast.AST, rule: Rule) -> Violation:
 
 def rule_message(rule: Rule, line: int, file: str = "", unpacked: bool = False) -> str:
     """The sentence for a student whose program breaks ``rule`` at ``line`` (of ``file``, when that
-    is another of their files than the one handed in; ``unpacked``: a ``min_args`` call whose
-    arguments come from ``*`` or ``**``). Used for what the syntax tree shows and for what the
-    program did while it ran (``grader/run/rule_guard.py``)."""
+    is another of their files than the one handed in; line 0: the place is not known;
+    ``unpacked``: a ``min_args`` call whose arguments come from ``*`` or ``**``). Used for what the
+    syntax tree shows and for what the program did while it ran (``grader/run/rule_guard.py``)."""
     if unpacked:
         does = (
             f"calls {rule.target}() with arguments unpacked by * or ** (they cannot be counted, and "
@@ -84,7 +84,7 @@ def rule_message(rule: Rule, line: int, file: str = "", unpacked: bool = False) 
             "import": f"imports {rule.target}",
             "format_spec": f"uses the format code '{rule.target}' (as in f\"{{n:{rule.target}}}\")",
         }[rule.kind]
-    where = f"Line {line} of {file}" if file else f"Line {line}"
+    where = "Your program" if line <= 0 else f"Line {line} of {file}" if file else f"Line {line}"
     instead = f" Instead, {rule.instead}" if rule.instead else ""
     return f"{where} {does}, which this exercise does not allow.{instead}"
 
