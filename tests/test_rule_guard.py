@@ -478,6 +478,32 @@ print(first.__annotations__, Pair.__annotations__, first([1]), Pair.right)
 """
 
 
+LIBRARY_CLASSES = """\
+import collections, dataclasses, decimal, enum, fractions, string, typing
+
+class Color(enum.IntEnum):
+    RED = 1
+    GREEN = 2
+
+class Permission(enum.IntFlag):
+    READ = 4
+    WRITE = 2
+
+class Point(typing.NamedTuple):
+    x: int
+    y: int = 0
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Pair:
+    left: int
+    right: int = 0
+
+print(Color.RED, f"{Color.GREEN:>3}", str(Permission.READ | Permission.WRITE), Point(1), Pair(1) < Pair(2))
+print(fractions.Fraction(3, 4), decimal.Decimal("1.5") + 1, string.Template("$x").substitute(x=1))
+print(collections.Counter("aab").most_common(1), hash(Pair(1)) == hash(Pair(1)))
+"""
+
+
 def case_inputs(task_id, count):
     """The inputs of a task's last ``count`` cases (the largest come last)."""
     return [case.input for case in load_course(PROJECT)[task_id].cases[-count:]]
@@ -493,6 +519,8 @@ CORRECT = [
     correct("uncaught-exception", BIN_NUM, UNCAUGHT),
     correct("deepest-recursion", BIN_NUM, DEEPEST),
     correct("annotations-as-text", BIN_NUM, ANNOTATED),
+    correct("library-classes-bin-num", BIN_NUM, LIBRARY_CLASSES),
+    correct("library-classes-exclusive-or", EXCLUSIVE_OR, LIBRARY_CLASSES),
     correct("annotations-evaluated", BIN_NUM, EVALUATED),
     *[
         correct(f"{task}-solution-{n}", task, solution(task), stdin)

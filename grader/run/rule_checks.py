@@ -159,10 +159,12 @@ class Policy:
         found += [i for value in itertools.chain(args, kw.values()) if value is not handed for i in self._value(value)]
         return min(found, default=None)
 
-    def slot(self, value):
-        """The rule broken by keeping ``value`` under a special name (``__call__``, ``__getitem__``...),
-        where the interpreter calls it with arguments no one sees: counted callables count as called."""
-        found = list(self._value(value, slot=True))
+    def slot(self, value, name):
+        """The rule broken by keeping ``value`` under the special name ``name`` (``__call__``,
+        ``__getitem__``...), where the interpreter calls it with arguments no one sees: counted
+        callables count as called. A built-in method under its own name (``__format__ =
+        int.__format__``, as enum does) is that name's usual method: what calls it is checked."""
+        found = list(self._value(value, slot=name))
         if id(value) in self.counted or type(value) is functools.partial:
             found += self._call(value, _MANY, {}, 0)
         elif isinstance(value, type):
@@ -245,7 +247,7 @@ class Policy:
                     yield index
         if issubclass(cls, type) and len(args) == 3 and type(args[2]) is dict:  # type(name, bases, namespace)
             for name, value in args[2].items():
-                found = self.slot(value) if is_special(name) else None
+                found = self.slot(value, name) if is_special(name) else None
                 if found is not None:
                     yield found
         if cls is operator.methodcaller and args:
@@ -321,9 +323,9 @@ class Policy:
 
     # --- values handed to a call ---------------------------------------------------------------
 
-    def _value(self, value, slot=False):
+    def _value(self, value, slot=""):
         """Rules broken by handing ``value`` to code that may call it out of sight (``slot``: by
-        keeping it under a special name, where a type's own ``__new__`` may stay)."""
+        keeping it under that special name, where a type's own ``__new__`` may stay)."""
         ident, kind = id(value), type(value)
         if ident in self.forbidden:
             yield self.forbidden[ident]
@@ -333,7 +335,7 @@ class Policy:
             yield from self._formatted("spec", (ANY,), {}, 0)
         if ident in self.importers and self.modules:
             yield min(index for index, _ in self.modules)
-        if kind in NAMED:
+        if kind in NAMED and value.__name__ != slot:
             name = value.__name__
             if name in self.dunders and not isinstance(getattr(value, "__self__", None), types.ModuleType):
                 yield self.dunders[name]

@@ -188,12 +188,13 @@ class _Guard:
         if isinstance(cls, type):
             for name, value in list(vars(cls).items()):
                 if rule_tree.special(name):
-                    self._check(self._policy().slot(value))
+                    self._check(self._policy().slot(value, name))
         return cls
 
-    def value(self, value):
-        """A value about to be stored under a special name (``obj.__call__ = f``): returned unchanged."""
-        self._check(self._policy().slot(value))
+    def value(self, value, name):
+        """A value about to be stored under the special name ``name`` (``obj.__call__ = f``):
+        returned unchanged."""
+        self._check(self._policy().slot(value, name))
         return value
 
     # --- inside ------------------------------------------------------------------------------------

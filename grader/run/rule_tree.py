@@ -160,8 +160,9 @@ class _Instrument:
 
     def _assign(self, node):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        if node.value is not None and any(_stores_special(target) for target in targets):
-            node.value = self._guard("value", node.value, node.value)
+        names = [name for name in map(_special_name, targets) if name]
+        if node.value is not None and names:
+            node.value = self._guard("value", node.value, node.value, _at(ast.Constant(names[0]), node))
         return node
 
     def _operation(self, node):
@@ -212,10 +213,10 @@ def _at(new, old):
     return new
 
 
-def _stores_special(target):
-    return (isinstance(target, ast.Name) and special(target.id)) or (
-        isinstance(target, ast.Attribute) and special(target.attr)
-    )
+def _special_name(target):
+    """The special name a store target stores under (``__call__`` of ``x.__call__``), or None."""
+    name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
+    return name if special(name) else None
 
 
 def special(name):
