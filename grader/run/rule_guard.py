@@ -112,6 +112,7 @@ class _Guard:
         self.watched, self.passed, self.names, self.counted = _Everything(), _Everything(), frozenset(), set()
 
     def start(self, policy, rules, violated, folder):
+        """Make the checks live: ``policy`` (a ``rule_checks.Policy``) for ``rules``; see ``install``."""
         self.policy, self.rules, self.violated = policy, rules, violated
         self.folder = os.path.realpath(folder)
         # Where the interpreter's own modules are: what is imported from anywhere else is the program's.
@@ -326,6 +327,11 @@ def _frame_locals(frame):
     """The local namespace eval and exec use by default: since 3.13, a snapshot in a function."""
     found = frame.f_locals
     return found if type(found) is dict else dict(found)
+
+
+# The guard's compile, eval and exec, which replace the built-in ones in install (their documentation
+# is the built-ins'): text is compiled through the guard, whoever calls them; eval and exec find the
+# caller's namespaces as the built-ins would (the frame above theirs).
 
 
 def _compile(source, filename, mode, flags=0, dont_inherit=False, optimize=-1, **options):

@@ -3,13 +3,13 @@
 Like ``rule_guard`` (which uses it), this runs in the program's own process, sent as source text,
 and imports only the standard library. ``instrumented(tree, rules, flags)`` rewrites a tree in
 place and returns it: each call ``f(a, *b, k=c, **d)`` becomes
-``G.callee(f, -1)(G.arg(a), *G.star(b), k=G.arg(c), **G.mapping(d))`` (-1: the number of arguments
-is known only once they are unpacked), decorators go through
-``G.decorator``, classes through ``G.klass``, values stored under special names through
-``G.value``, and each operator, format spec and import statement the rules forbid through
-``G.broken`` or ``G.spec`` where it runs. ``G`` is the constant ``HOLE``, which ``rule_guard``
-replaces with the guard itself in the compiled code. Every new node takes the place in the source
-of the one it wraps, so that tracebacks and line numbers stay those of the program.
+``G.callee(f, -1)(G.arg(a), *G.star(b), k=G.arg(c), **G.mapping(d))`` (-1: the number of
+arguments is known only once they are unpacked); decorators go through ``G.decorator``, classes
+through ``G.klass``, values stored under special names through ``G.value(value, name)``, and
+each operator, format spec and import statement the rules forbid through ``G.broken`` or
+``G.spec``, where it runs. ``G`` is the constant ``HOLE``, which ``rule_guard`` replaces with the
+guard itself in the compiled code. Every new node takes the place in the source of the one it
+wraps, so that tracebacks and line numbers stay those of the program.
 """
 
 import __future__
