@@ -662,3 +662,16 @@ def test_a_helper_given_as_bytecode_only_is_refused(python, tmp_path):
     guarded = run(python, folder, source, BIN_NUM)
     assert "VIOLATION" not in guarded.stdout and guarded.returncode == 1
     assert "ImportError: nim-grader: only .py files of the program can be imported" in guarded.stderr
+
+
+def test_the_program_cannot_import_the_guard_by_name(python, tmp_path):
+    source = """\
+    for name in ("rule_guard", "rule_checks", "rule_tree"):
+        try:
+            __import__(name)
+            print(name, "found")
+        except ImportError:
+            print(name, "hidden")
+    """
+    assert run(python, tmp_path / "run", source, []).stdout.count("found") == 3  # without rules: not installed
+    assert run(python, tmp_path / "run", source, BIN_NUM).stdout.count("hidden") == 3

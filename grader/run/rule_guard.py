@@ -91,6 +91,8 @@ def install(rules, violated, folder):
     _GUARD.start(rule_checks.Policy(rules), list(rules), violated, folder)
     builtins.eval, builtins.exec, builtins.compile = _eval, _exec, _compile
     _guard_imports(_GUARD)
+    for name in ("rule_guard", "rule_checks", "rule_tree"):  # needed to load them, no longer:
+        sys.modules.pop(name, None)  # the program cannot import the guard by name to change it
 
 
 class _Everything:
