@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from grader.model import Rule
-from grader.submission.rules import find_violations
+from grader.submission.rules import find_violations, rule_message
 
 XOR = Rule("operator", "^", instead="use your exclusive_or function.")
 NOT_EQUAL = Rule("operator", "!=", instead="write the truth table with if statements.")
@@ -53,6 +53,10 @@ CAUGHT = [
     caught("bin-passed-to-map", "bits = list(map(bin, xs))\n", BIN, 1),
     caught("int-with-base", "n = int(t, 2)\n", INT_BASE, 1),
     caught("int-with-base-keyword", "n = int(t, base=2)\n", INT_BASE, 1),
+    caught("int-with-keywords-only", "n = int(x=t, base=2)\n", INT_BASE, 1),
+    caught("int-with-unpacked-arguments", "args = [t, 2]\nn = int(*args)\n", INT_BASE, 2),
+    caught("int-with-unpacked-keywords", "n = int(t, **options)\n", INT_BASE, 1),
+    caught("int-with-one-unpacked-argument", "n = int(*[t])\n", INT_BASE, 1),
     caught("fstring-b", 'text = f"{n:b}"\n', FORMAT_B, 1),
     caught("fstring-08b", 'text = f"{n:08b}"\n', FORMAT_B, 1),
     caught("fstring-nested-width", 'text = f"{n:{width}b}"\n', FORMAT_B, 1),
@@ -90,6 +94,7 @@ ALLOWED = [
     pytest.param("def xor(a, b):\n    return a + b\nx = xor(1, 2)\n", OPERATOR_XOR, id="own-xor-function"),
     pytest.param("n = int(t)\n", INT_BASE, id="int-with-one-argument"),
     pytest.param("ns = list(map(int, ts))\n", INT_BASE, id="int-passed-not-called"),
+    pytest.param("print(*words, **options)\nn = int(t)\n", INT_BASE, id="unpacking-into-another-function"),
     pytest.param("x = binary(5)\ny = obj.bin(5)\n", BIN, id="names-containing-bin"),
     pytest.param('text = f"{n:d} {n:08}"\n', FORMAT_B, id="other-format-codes"),
     pytest.param('text = f"{s:b<10}"\n', FORMAT_B, id="b-as-fill-character"),
@@ -147,6 +152,35 @@ def test_message_of_min_args_rule_says_how_many_arguments():
     (found,) = violations("n = int(t, 2)\n", INT_BASE)
     assert "int()" in found.message
     assert "2 or more arguments" in found.message
+
+
+def test_message_of_unpacked_arguments_says_they_cannot_be_counted():
+    (found,) = violations("args = [t, 2]\nn = int(*args)\n", INT_BASE)
+    assert found.message == (
+        "Line 2 calls int() with arguments unpacked by * or ** (they cannot be counted, and 2 or more are not "
+        "allowed), which this exercise does not allow. Instead, add up the powers of 2 yourself."
+    )
+    assert found.column == "n = int(*args)".index("int")
+
+
+def test_message_of_other_rules_with_calls_is_not_about_unpacking():
+    (found,) = violations('op = __import__("operator")\n', IMPORT_OPERATOR)
+    assert "unpacked" not in found.message
+    (found,) = violations('text = "{:b}".format(*values)\n', FORMAT_B)
+    assert "unpacked" not in found.message
+
+
+def test_message_for_another_file_names_it():
+    message = rule_message(BIN, 3, file="helper.py")
+    assert (
+        message
+        == "Line 3 of helper.py uses bin(), which this exercise does not allow. Instead, divide by 2 again and again."
+    )
+
+
+def test_message_without_a_place_names_the_program():
+    message = rule_message(XOR, 0)
+    assert message.startswith("Your program uses the ^ operator, which this exercise does not allow.")
 
 
 def test_message_without_instead_has_no_dangling_instead():

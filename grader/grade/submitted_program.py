@@ -39,6 +39,7 @@ def staged_program(task: Task, data: bytes, companions: Sequence[FileRead], pyth
             companions=tuple(folder / c.name for c in usable),
             own_modules=task.uses_files,
             seed=content_seed([(run_name, data), *((c.name, c.data) for c in usable)]),
+            rules=task.rules,
         )
 
 

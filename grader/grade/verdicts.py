@@ -23,8 +23,9 @@ from grader.check.random_answers import answer_key
 from grader.check.text import first_difference, significant_lines
 from grader.grade import diagnose
 from grader.model import Case, CaseResult, CheckOutcome, Difference, Mistake, RuleBreak, RunResult, Verdict
+from grader.run.child_program import RULE_BROKEN
 from grader.run.execute import Program
-from grader.submission.rules import violation_message
+from grader.submission.rules import rule_message
 from grader.submission.source import main_block_advice
 
 
@@ -178,7 +179,7 @@ def _student_source(program: Program, name: str) -> str:
     return _read_source(path) if path is not None else ""
 
 
-def rule_message(broken: RuleBreak, program: Program, hidden: bool = False) -> str:
+def broken_rule_message(broken: RuleBreak, program: Program, hidden: bool = False) -> str:
     """The sentence for a rule of the task broken while the program ran, as the static check says it.
 
     From a hidden case it names no line: where a program breaks a rule is its own choice, and could
@@ -188,11 +189,11 @@ def rule_message(broken: RuleBreak, program: Program, hidden: bool = False) -> s
         return "Your program broke a rule of this exercise while it ran."
     rule = program.rules[broken.index]
     if hidden:
-        return violation_message(rule, "Your program") + " (found while it ran a hidden case)"
-    of = f" of {broken.file}" if broken.file and broken.file != program.run_name else ""
-    text = violation_message(rule, f"line {broken.line}{of}" if broken.line else "your program")
+        return rule_message(rule, 0) + " (Found while it ran a hidden case.)"
+    other = broken.file if broken.file and broken.file != program.run_name else ""
+    text = rule_message(rule, broken.line, other)
     source = _source_text(_student_source(program, broken.file or program.run_name), broken.line)
-    return f"{text} (found while it ran{': ' + source.strip(' ()') if source else ''})"
+    return f"{text} (Found while it ran{': ' + source.strip(' ()') if source else ''}.)"
 
 
 def _source_text(source: str, line: int) -> str:
@@ -207,7 +208,9 @@ def _run_verdict(run: RunResult, case: Case, program: Program, task_ids: Sequenc
     crash caused by how the file is set up, not by the case's logic)."""
     limits = case.limits
     if run.rule_broken is not None:
-        return Verdict.RULE_VIOLATION, rule_message(run.rule_broken, program, case.hidden), False
+        return Verdict.RULE_VIOLATION, broken_rule_message(run.rule_broken, program, case.hidden), False
+    if program.rules and run.exit_code == RULE_BROKEN:  # its record lost: the program closed its channel
+        return Verdict.RULE_VIOLATION, "Your program broke a rule of this exercise while it ran.", False
     if run.memory_exceeded:
         return (
             Verdict.MEMORY_LIMIT_EXCEEDED,

@@ -142,31 +142,37 @@ def _show_exception():
         pass
 
 
+# The exit status of a program that broke a rule of its task while it ran (with a record saying
+# which, unless the program closed its channel first: the grader then says less, never nothing).
+RULE_BROKEN = 121
+# Python's own exec, taken before the rule guard replaces it (the program's code runs one frame down).
+_EXEC = exec
+
+
 def run(script, folder, rules=()):
     """Run ``script`` (in ``folder``) as ``__main__`` as ``python script`` would; its exit status.
 
     An exception that ends it is printed to its standard error, as Python prints it, and reported
-    to the grader as a record.
+    to the grader as a record. With ``rules``, a rule broken while it runs ends it at once
+    (``RULE_BROKEN``), after a record of which rule, in which file and line.
     """
     code = compiled(script, rules)
-    extra = {}
     if rules and not isinstance(code, BaseException):
         import rule_guard
 
         def broken(index, file, line):
             report({"rule": index, "file": _in_folder(file, folder), "line": line})
-            os._exit(1)
+            os._exit(RULE_BROKEN)
 
-        extra = rule_guard.install(rules, broken)
+        rule_guard.install(rules, broken, folder)
     try:
         if isinstance(code, BaseException):
             raise code
         main = types.ModuleType("__main__")
         main.__file__ = script
         main.__builtins__ = builtins
-        main.__dict__.update(extra)
         sys.modules["__main__"] = main
-        exec(code, main.__dict__)
+        _EXEC(code, main.__dict__)
         return 0
     except SystemExit as stop:
         if stop.code is None:

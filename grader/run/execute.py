@@ -34,7 +34,16 @@ __all__ = ["END_OF_INPUT", "EndOfInput", "Program", "ProcessRunner", "Runner", "
 
 # Modules the program's process runs (they import nothing of the grader): sent as source text, to
 # the fork server ahead of its own (``forkserver``) and to a new interpreter in its bootstrap.
-CHILD_MODULES = ("run_mounts", "zygote_isolation", "seeded_randomness", "syscall_filter", "child_program")
+CHILD_MODULES = (
+    "run_mounts",
+    "zygote_isolation",
+    "seeded_randomness",
+    "syscall_filter",
+    "rule_tree",
+    "rule_checks",
+    "rule_guard",
+    "child_program",
+)
 
 
 def child_modules_source(names=CHILD_MODULES) -> str:

@@ -59,22 +59,34 @@ def find_violations(tree: ast.AST, rules: Iterable[Rule]) -> List[Violation]:
 
 def _violation(node: ast.AST, rule: Rule) -> Violation:
     line = getattr(node, "lineno", 0)
-    return Violation(line=line, column=getattr(node, "col_offset", 0), message=violation_message(rule, f"Line {line}"))
+    unpacked = rule.kind == "name" and rule.min_args > 0 and isinstance(node, ast.Call)  # see _name_uses
+    return Violation(
+        line=line, column=getattr(node, "col_offset", 0), message=rule_message(rule, line, unpacked=unpacked)
+    )
 
 
-def violation_message(rule: Rule, where: str) -> str:
-    """The sentence for ``rule`` broken at ``where`` ("Line 12", "line 3 of helper.py"): what the
-    code does, that the exercise does not allow it, and what to do instead."""
-    does = {
-        "operator": f"uses the {rule.target} operator",
-        "name": f"uses {rule.target}()"
-        if rule.min_args == 0
-        else f"calls {rule.target}() with {rule.min_args} or more arguments",
-        "import": f"imports {rule.target}",
-        "format_spec": f"uses the format code '{rule.target}' (as in f\"{{n:{rule.target}}}\")",
-    }[rule.kind]
+def rule_message(rule: Rule, line: int, file: str = "", unpacked: bool = False) -> str:
+    """The sentence for a student whose program breaks ``rule`` at ``line`` (of ``file``, when that
+    is another of their files than the one handed in; line 0: the place is not known;
+    ``unpacked``: a ``min_args`` call whose arguments come from ``*`` or ``**``). Used for what the
+    syntax tree shows and for what the program did while it ran (``grader/run/rule_guard.py``)."""
+    if unpacked:
+        does = (
+            f"calls {rule.target}() with arguments unpacked by * or ** (they cannot be counted, and "
+            f"{rule.min_args} or more are not allowed)"
+        )
+    else:
+        does = {
+            "operator": f"uses the {rule.target} operator",
+            "name": f"uses {rule.target}()"
+            if rule.min_args == 0
+            else f"calls {rule.target}() with {rule.min_args} or more arguments",
+            "import": f"imports {rule.target}",
+            "format_spec": f"uses the format code '{rule.target}' (as in f\"{{n:{rule.target}}}\")",
+        }[rule.kind]
+    where = "Your program" if line <= 0 else f"Line {line} of {file}" if file else f"Line {line}"
     instead = f" Instead, {rule.instead}" if rule.instead else ""
-    return f"{where[:1].upper()}{where[1:]} {does}, which this exercise does not allow.{instead}"
+    return f"{where} {does}, which this exercise does not allow.{instead}"
 
 
 def _import_aliases(tree: ast.AST) -> Dict[str, str]:
@@ -124,10 +136,13 @@ def _operator_uses(tree, rule, aliases):
 
 
 def _name_uses(tree, rule, aliases):
-    called = {}
+    # callable → its call; a call's arguments, counted (keywords too), or None when * or ** unpacks some
+    calls, counts = {}, {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            called[id(node.func)] = len(node.args) + len(node.keywords)
+            unpacked = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
+            calls[id(node.func)] = node
+            counts[id(node.func)] = None if unpacked else len(node.args) + len(node.keywords)
     module, _, name = rule.target.rpartition(".")
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and module and node.module == module and rule.min_args == 0:
@@ -136,7 +151,10 @@ def _name_uses(tree, rule, aliases):
         if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
             if _dotted(node, aliases) != rule.target:
                 continue
-            if rule.min_args and called.get(id(node), -1) < rule.min_args:
+            if rule.min_args and id(node) in counts and counts[id(node)] is None:
+                yield calls[id(node)]  # int(*args): as many arguments as the list holds
+                continue
+            if rule.min_args and counts.get(id(node), -1) < rule.min_args:
                 continue
             yield node
 
