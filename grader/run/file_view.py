@@ -97,14 +97,14 @@ def bwrap_command(bwrap: str, view: View) -> List[str]:
     # No --die-with-parent: it follows the thread that started bwrap, and a grading thread ends
     # long before the grader does. The server ends by itself when the grader's socket closes.
     command = [bwrap, "--unshare-net", "--unshare-ipc", "--unshare-uts"]
-    made = {"/"}
+    # The private /tmp first: an interpreter (a virtual environment) may live under /tmp, and a
+    # tmpfs mounted after its bind would hide it.
+    command += ["--perms", "1777", "--tmpfs", "/tmp"]
+    made = {"/", "/tmp"}
     for path in view.read_only:
         command += _parents(path, made) + ["--ro-bind", path, path]
     for target, path in view.links:
         command += ["--symlink", target, path]
-    # The private /tmp before the runs' folder: a tmpfs mounted after its bind would hide it.
-    command += ["--perms", "1777", "--tmpfs", "/tmp"]
-    made.add("/tmp")
     command += ["--proc", "/proc", "--dev", "/dev"]
     command += _parents(view.work_root, made) + ["--bind", view.work_root, view.work_root, "--chdir", view.work_root]
     for path in view.hidden:

@@ -164,13 +164,15 @@ def enter_view(view, mountpoint):
     _mount("none", "/", None, _MS_REC | _MS_PRIVATE, None)
     root = mountpoint.rstrip("/")
     _mount("tmpfs", root, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0755,size=1m")
+    # /tmp and /var/tmp first: an interpreter (a virtual environment) may live there, and a tmpfs
+    # mounted after its bind would hide it
+    for private in ("/tmp", "/var/tmp"):
+        os.makedirs(root + private, exist_ok=True)
+        _mount("tmpfs", root + private, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=1777," + FILES)
     for path in view["read_only"]:
         _bind(path, root + path, read_only=True)
     for target, path in view["links"]:
         os.symlink(target, root + path)
-    for private in ("/tmp", "/var/tmp"):
-        os.makedirs(root + private, exist_ok=True)
-        _mount("tmpfs", root + private, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=1777," + FILES)
     _devices(root)
     os.makedirs(root + "/proc", exist_ok=True)
     if uid == 0:
