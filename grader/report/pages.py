@@ -224,7 +224,8 @@ def task_page(result: TaskResult, environment_note: str = "") -> str:
 def _write_atomically(path: Path, text: str) -> None:
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
+        # (errors="replace": a lone surrogate that reached a message can never stop a report being written)
+        with os.fdopen(handle, "w", encoding="utf-8", errors="replace") as out:
             out.write(text)
         os.replace(temporary, path)
     except BaseException:

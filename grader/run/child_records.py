@@ -35,11 +35,17 @@ class ChildRecords:
     stack: Tuple[Frame, ...] = ()
 
 
+def _text(value: str) -> str:
+    """``value`` as text any page or file can hold: a lone surrogate (JSON can carry one, "\\ud800")
+    becomes "?"."""
+    return value.encode("utf-8", "replace").decode("utf-8") if any("\ud800" <= c <= "\udfff" for c in value) else value
+
+
 def _name(value) -> str:
     """A file or function name from a record: text without line breaks, bounded; "" otherwise."""
     if not isinstance(value, str) or len(value) > _MAX_NAME or "\n" in value or "\r" in value:
         return ""
-    return value
+    return _text(value)
 
 
 def _frame(item) -> Optional[Frame]:
@@ -59,9 +65,9 @@ def _crash(value) -> Optional[ChildCrash]:
         return None
     read = [_frame(item) for item in frames[-_MAX_FRAMES:]]
     return ChildCrash(
-        exception=kind,
+        exception=_name(kind),
         builtin=value.get("builtin") is True,
-        text=text[:_MAX_TEXT],
+        text=_text(text[:_MAX_TEXT]),
         frames=tuple(f for f in read if f is not None),
     )
 

@@ -111,8 +111,17 @@ def grade_claimed(number: int, attempt: int, grading: Grading, name: str = "") -
             return queue.give_back(number, attempt)
         fields = {"status": ERROR, "error": f"its grading was lost with its worker {attempt} times ({lost})"}
     except Exception as error:  # the grader's own fault on this file: recorded, the queue goes on
-        fields = {"status": ERROR, "error": f"the grader failed ({type(error).__name__}: {error})"}
-    return queue.finish(number, attempt, fields, name)
+        fields = {"status": ERROR, "error": _plain(f"the grader failed ({type(error).__name__}: {error})")}
+    try:
+        return queue.finish(number, attempt, fields, name)
+    except Exception as error:  # a result the database refuses: the row says why, the grading thread goes on
+        failed = {"status": ERROR, "error": _plain(f"its result could not be kept ({type(error).__name__}: {error})")}
+        return queue.finish(number, attempt, failed, name)
+
+
+def _plain(text: str) -> str:
+    """``text`` as any database keeps it (no lone surrogate, no NUL)."""
+    return text.encode("utf-8", "replace").decode("utf-8").replace("\x00", "")
 
 
 def drain(grading: Grading, name: str = "") -> int:
