@@ -148,9 +148,15 @@ def test_the_roots_of_graders_that_are_gone_are_removed_and_living_ones_kept(tmp
 
 def test_a_killed_grader_leaves_nothing_once_another_starts(tmp_path):
     """A SIGKILLed portal or ``check`` cannot clean up: the next grader on the machine does."""
+    marker = f"left-{os.urandom(6).hex()}"
     looping = tmp_path / "work" / "nim_sum.py"
     looping.parent.mkdir()
-    looping.write_text("open('left-behind', 'w').write('x' * 1000)\nwhile True:\n    pass\n")
+    looping.write_text(
+        "import os, subprocess, sys\nopen('left-behind', 'w').write('x' * 1000)\n"
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)', {marker!r}],\n"
+        "                 start_new_session=True)\n"
+        "while True:\n    pass\n"
+    )
     temp = tmp_path / "temp"
     temp.mkdir()
     temp.chmod(0o755)
@@ -161,6 +167,8 @@ def test_a_killed_grader_leaves_nothing_once_another_starts(tmp_path):
     while time.monotonic() < deadline and not any(temp.glob(f"{ROOT_PREFIX}*/run-*")):
         time.sleep(0.05)
     assert any(temp.glob(f"{ROOT_PREFIX}*/run-*")), "the grader never started a run"
+    killed = next(temp.glob(f"{ROOT_PREFIX}*")).name
+    time.sleep(0.3)  # its program has started its own
     grader.send_signal(signal.SIGKILL)
     grader.wait()
     time.sleep(0.5)  # its fork server ends when its socket closes
@@ -176,6 +184,27 @@ def test_a_killed_grader_leaves_nothing_once_another_starts(tmp_path):
         timeout=300,
     )
     assert list(temp.iterdir()) == []
+    assert not _running(marker), "a process the killed grader's program left is still running"
+    if killed:
+        assert not _cgroups_named(killed), "the killed grader's cgroups are still there"
+
+
+def _running(marker: str) -> bool:
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                return True
+        except OSError:
+            pass
+    return False
+
+
+def _cgroups_named(name: str) -> list:
+    from grader.run.cgroups import _mounts, _own_paths
+
+    mounts, paths = _mounts(), _own_paths()
+    return [key for key in ("memory", "pids", "cpu", "2") if key in mounts and key in paths
+            and os.path.exists(os.path.join(mounts[key] + paths[key], name))]  # fmt: skip
 
 
 def test_a_root_is_locked_while_its_runner_lives():

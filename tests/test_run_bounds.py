@@ -208,3 +208,46 @@ def test_the_cgroups_of_runs_are_gone_when_the_runner_closes(tmp_path):
         assert all(os.path.isdir(b) for b in bases)
     time.sleep(0.1)
     assert not any(os.path.exists(b) for b in bases)
+
+
+def test_a_program_has_no_network_socket_whose_state_outlives_it(tmp_path, context, protections):
+    """A TCP connection's TIME_WAIT outlived its run in the fork server's shared network namespace: a
+    hidden case's input, written as ports, was read back by a later, visible run."""
+    _needs(protections, "syscall_filter")
+    probe = (
+        "import socket\nfor family in (socket.AF_INET, socket.AF_INET6):\n    try:\n"
+        "        socket.socket(family, socket.SOCK_STREAM)\n        print('made')\n    except OSError as error:\n"
+        "        print('refused', error.errno)\nleft, right = socket.socketpair()\n"
+        "print('pair', left.family == socket.AF_UNIX)\n"
+    )
+    done = context.runner.run(_program(tmp_path, probe), b"", QUICK)
+    assert done.stdout.decode().split("\n")[:3] == ["refused 1", "refused 1", "pair True"], done.stdout + done.stderr
+
+
+HOG = """
+import os, time
+for _ in range(8):
+    if os.fork() == 0:
+        start = time.time()
+        while time.time() - start < 1.5:
+            pass
+        os._exit(0)
+while True:
+    try:
+        os.wait()
+    except ChildProcessError:
+        break
+import resource
+used = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(used.ru_utime + used.ru_stime)
+"""
+
+
+def test_a_runs_processes_together_get_one_processor_at_most(tmp_path, context, protections):
+    """63 busy processes starved a correct program beside them into a time-out."""
+    _needs(protections, "run_bounded")
+    start = time.monotonic()
+    done = context.runner.run(_program(tmp_path, HOG), b"", QUICK)
+    wall = time.monotonic() - start
+    assert done.exit_code == 0, done.stderr
+    assert float(done.stdout) <= wall * 1.15 + 0.1  # never much more than one processor's time

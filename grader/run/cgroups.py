@@ -1,4 +1,4 @@
-"""A control group per run: the memory and the processes of a run bounded as a whole.
+"""A control group per run: the memory, the processes and the processor time of a run bounded as a whole.
 
 The resource limits (``rlimits``) bound each process of a run, and a run may start 64 of them;
 a cgroup bounds them together, and counts the files the run keeps in memory (its tmpfs) too. In:
@@ -26,6 +26,9 @@ from grader.model import Limits
 # whole may keep its files (4 file systems of 32 MiB, in memory) and its interpreters' own pages.
 MEMORY_SLACK_MIB = 160
 _RMDIR_TRIES = 10
+# A run's processes together get at most one processor's time: however many a program starts, the
+# runs beside it keep theirs.
+_CPU_PERIOD_US = 100_000
 
 
 def _mounts() -> Dict[str, str]:
@@ -45,7 +48,7 @@ def _mounts() -> Dict[str, str]:
             found.setdefault("2", point)
         elif kind[0] == "cgroup" and len(kind) > 2:
             for option in kind[2].split(","):
-                if option in ("memory", "pids"):
+                if option in ("memory", "pids", "cpu"):
                     found.setdefault(option, point)
     return found
 
@@ -65,7 +68,7 @@ def _own_paths() -> Dict[str, str]:
         if parts[0] == "0" and parts[1] == "":
             paths["2"] = parts[2]
         for name in parts[1].split(","):
-            if name in ("memory", "pids"):
+            if name in ("memory", "pids", "cpu"):
                 paths[name] = parts[2]
     return paths
 
@@ -160,7 +163,8 @@ class RunCgroups:
         the machine gives none the grader may make and fill."""
         mounts, paths = _mounts(), _own_paths()
         if "memory" in mounts and "pids" in mounts and "memory" in paths and "pids" in paths:
-            bases = tuple(os.path.join(mounts[k] + paths[k], name) for k in ("memory", "pids"))
+            kinds = ("memory", "pids", "cpu") if "cpu" in mounts and "cpu" in paths else ("memory", "pids")
+            bases = tuple(os.path.join(mounts[k] + paths[k], name) for k in kinds)
             return cls._made(bases, "1")
         if "2" in mounts and "2" in paths:
             parent = mounts["2"] + paths["2"]
@@ -168,9 +172,12 @@ class RunCgroups:
             made, why = cls._made((base,), "2")
             if made is None:
                 return None, why
+            wanted = "+memory +pids" + (
+                " +cpu" if "cpu" in _read(os.path.join(parent, "cgroup.controllers")).split() else ""
+            )
             try:  # the controllers, for the runs below: refused where this process's own cgroup holds processes
-                _write(os.path.join(parent, "cgroup.subtree_control"), "+memory +pids")
-                _write(os.path.join(base, "cgroup.subtree_control"), "+memory +pids")
+                _write(os.path.join(parent, "cgroup.subtree_control"), wanted)
+                _write(os.path.join(base, "cgroup.subtree_control"), wanted)
             except OSError as error:
                 made.close()
                 return None, f"the memory and pids controllers cannot be had below {parent} ({error.strerror})"
@@ -206,11 +213,16 @@ class RunCgroups:
                 if os.path.exists(os.path.join(folders[0], "memory.swap.max")):
                     _write(os.path.join(folders[0], "memory.swap.max"), "0")
                 _write(os.path.join(folders[0], "pids.max"), str(limits.processes))
+                if os.path.exists(os.path.join(folders[0], "cpu.max")):
+                    _write(os.path.join(folders[0], "cpu.max"), f"{_CPU_PERIOD_US} {_CPU_PERIOD_US}")
             else:
                 _write(os.path.join(folders[0], "memory.limit_in_bytes"), memory)
                 if os.path.exists(os.path.join(folders[0], "memory.memsw.limit_in_bytes")):
                     _write(os.path.join(folders[0], "memory.memsw.limit_in_bytes"), memory)
                 _write(os.path.join(folders[1], "pids.max"), str(limits.processes))
+                if len(folders) > 2:
+                    _write(os.path.join(folders[2], "cpu.cfs_period_us"), str(_CPU_PERIOD_US))
+                    _write(os.path.join(folders[2], "cpu.cfs_quota_us"), str(_CPU_PERIOD_US))
             group.open_procs()
         except OSError:
             self.finish(group)
@@ -242,3 +254,20 @@ class RunCgroups:
             for child in children:
                 _remove(child)
             _remove(base)
+
+
+def remove_left(name: str) -> None:
+    """Remove the cgroups named ``name`` that a runner gone (killed) left below this process's own
+    cgroups, killing what still runs in them (a program's process in a session of its own)."""
+    mounts, paths = _mounts(), _own_paths()
+    for key in ("memory", "pids", "cpu", "2"):
+        if key not in mounts or key not in paths:
+            continue
+        base = os.path.join(mounts[key] + paths[key], name)
+        try:
+            children = [e.path for e in os.scandir(base) if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue
+        for child in children:
+            _remove(child)
+        _remove(base)

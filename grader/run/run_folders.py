@@ -20,7 +20,12 @@ import time
 from pathlib import Path
 from typing import List, Optional
 
+from grader.run.cgroups import remove_left
+
 ROOT_PREFIX = "nim-grader-runs-"
+# Folders the grader locks while it uses them: the runners' roots, and submissions staged to run
+# (``submission.files.staged``, which holds students' files).
+_LOCKED_PREFIXES = (ROOT_PREFIX, "nim-grader-staged-")
 _OWNER = ".owner"
 # A work root without an owner file (made by an older grader, or in the moment before its lock is
 # taken) counts as stale only once it has not changed for this long.
@@ -121,13 +126,15 @@ def remove_stale_roots(folder: Optional[str] = None) -> List[str]:
     removed = []
     base = folder or tempfile.gettempdir()
     try:
-        names = [name for name in os.listdir(base) if name.startswith(ROOT_PREFIX)]
+        names = [name for name in os.listdir(base) if name.startswith(_LOCKED_PREFIXES)]
     except OSError:
         return removed
     for name in names:
         path = os.path.join(base, name)
-        if _is_stale(path) and remove_tree(path):
-            removed.append(path)
+        if _is_stale(path):
+            remove_left(name)  # its runs' cgroups, and what still runs in them
+            if remove_tree(path):
+                removed.append(path)
     return removed
 
 

@@ -180,6 +180,9 @@ def with_fork_server(protections: Protections, hello: dict) -> Protections:
         # out of reach by a user id of its own (root), or by a process namespace of its own
         own_processes=protections.separate_user or isolation == "userns",
         processes_hidden=isolation == "userns" or (isolation == "root" and hello.get("proc") == "own"),
+        # a program of the grader's own user (no user id of its own) sees the runs' folder unless
+        # each run has its own view of it
+        files_hidden=protections.files_hidden and (isolated or protections.separate_user),
         syscall_filter=bool(hello.get("filter")),
         strays_killed=isolated or Path("/proc/self/task").is_dir(),
     )

@@ -66,6 +66,25 @@ def seed_everything(seed):
     # The module's functions are methods of one hidden instance, bound when ``random`` was imported.
     random.seed = random._inst.seed
     random.seed(seed)
+    _seed_at_random(stream)
+
+
+_AT_RANDOM = 25  # getauxval: the address of 16 random bytes the kernel gave the interpreter at its start
+
+
+def _seed_at_random(stream):
+    """The 16 bytes the kernel gave the process at its start (a program can read them through
+    getauxval(AT_RANDOM)) from the run's seed too: a forked run shares its server's."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None)
+        libc.getauxval.restype = ctypes.c_ulong
+        address = libc.getauxval(_AT_RANDOM)
+        if address:
+            ctypes.memmove(address, stream.take(16), 16)
+    except (OSError, AttributeError, ValueError):
+        pass  # not Linux, or no such bytes: nothing to seed
 
 
 # What the run's /dev/urandom and /dev/random hold: reads past it find the end of the file.

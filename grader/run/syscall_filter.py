@@ -4,7 +4,9 @@ Like ``zygote_isolation``, this runs in the program's own process, never importe
 imports only the standard library. Installed last, just before the student's code runs, it is
 inherited by every process the program starts and cannot be lifted.
 
-Refused (EPERM): new namespaces of any kind (``unshare``, ``setns``, ``clone`` with a namespace
+Refused (EPERM): sockets of any kind but local ones (AF_UNIX): a run has no network, and the
+state a TCP connection leaves (TIME_WAIT, a port taken) would outlive the run for a later one to
+read; new namespaces of any kind (``unshare``, ``setns``, ``clone`` with a namespace
 flag: a program with a user namespace of its own could mount file systems the run's limits do not
 count), mounts and the mount API, ``ptrace`` and reading other processes' memory, kernel keyrings
 (shared by every run of one user), BPF, performance counters, userfaultfd and io_uring (which does
@@ -24,6 +26,7 @@ _RET_ALLOW, _RET_ERRNO, _RET_KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
 _LD_ABS_W, _JEQ, _JSET, _JGE, _RET = 0x20, 0x15, 0x45, 0x35, 0x06
 _NR, _ARCH, _ARG0 = 0, 4, 16  # offsets in struct seccomp_data (the low word of args[0], little-endian)
 # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET (clone's low byte is its signal)
+_AF_UNIX = 1
 _CLONE_NEW_ANY = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
 
 # By machine: the audit architecture, the x32 bit to refuse (or 0), and the numbers of the calls.
@@ -37,7 +40,7 @@ _TABLES = {
             "fspick": 433, "mount_setattr": 442, "bpf": 321, "perf_event_open": 298, "userfaultfd": 323,
             "keyctl": 250, "add_key": 248, "request_key": 249, "ptrace": 101, "process_vm_readv": 310,
             "process_vm_writev": 311, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-            "getrandom": 318, "clone": 56, "clone3": 435,
+            "getrandom": 318, "clone": 56, "clone3": 435, "socket": 41,
         },
     ),
     "aarch64": (
@@ -49,7 +52,7 @@ _TABLES = {
             "fspick": 433, "mount_setattr": 442, "bpf": 280, "perf_event_open": 241, "userfaultfd": 282,
             "keyctl": 219, "add_key": 217, "request_key": 218, "ptrace": 117, "process_vm_readv": 270,
             "process_vm_writev": 271, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-            "getrandom": 278, "clone": 220, "clone3": 435,
+            "getrandom": 278, "clone": 220, "clone3": 435, "socket": 198,
         },
     ),
 }  # fmt: skip
@@ -71,6 +74,15 @@ def program(machine=None):
     if x32:
         ops += [_op(_JGE, x32, 0, 1), _op(_RET, _RET_KILL_PROCESS)]
     for name, number in numbers.items():
+        if name == "socket":  # of the local (AF_UNIX) kind only
+            ops += [
+                _op(_JEQ, number, 0, 4),
+                _op(_LD_ABS_W, _ARG0),
+                _op(_JEQ, _AF_UNIX, 0, 1),
+                _op(_RET, _RET_ALLOW),
+                _op(_RET, _RET_ERRNO | errno.EPERM),
+            ]
+            continue
         if name == "clone":  # only with a namespace flag
             ops += [
                 _op(_JEQ, number, 0, 4),

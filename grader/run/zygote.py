@@ -285,6 +285,7 @@ def serve():
     signal.signal(signal.SIGCHLD, lambda *_: None)
     closed_in_children = [sock.fileno(), wake_read, wake_write]
     running = {}  # pid → request id
+    uids = {}  # request id → the user id its program runs as (root only)
     spares = []  # (pid, socket) of children forked ahead, waiting for a request
     while True:
         # Fork spares only when nothing is waiting: the fork's cost then falls in idle time.
@@ -304,6 +305,7 @@ def serve():
                 break
             if pid in running:
                 ident = running.pop(pid)
+                uids.pop(ident, None)
                 try:
                     os.killpg(pid, signal.SIGKILL)  # what it left running in its group goes too
                 except (ProcessLookupError, PermissionError):
@@ -351,9 +353,14 @@ def serve():
         for fd in fds:
             os.close(fd)
         running[pid] = request["id"]
+        if request.get("uid") is not None:
+            uids[request["id"]] = request["uid"]
         _send(sock, {"id": request["id"], "pid": pid})
     for pid in list(running) + [p for p, _ in spares]:
         _kill(pid)
+    if os.getuid() == 0:  # what a program started in a session of its own ends with it too
+        for uid in set(uids.values()):
+            isolation.end_leftovers(uid)
 
 
 if __name__ == "__main__":

@@ -127,17 +127,15 @@ def _relay(init, status_read):
 
 
 def _quiet():
-    """Let go of the program's standard streams and report channel (fd 3): its pipes end when the
-    program's processes end."""
+    """Let go of the program's standard streams (its pipes end when the program's processes end).
+
+    (Not of fd 3 by number: in the fork server's probe it may be the status pipe itself.)
+    """
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
     if null > 2:
         os.close(null)
-    try:
-        os.close(3)
-    except OSError:
-        pass
 
 
 def _drop_capabilities(libc):

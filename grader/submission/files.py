@@ -21,6 +21,11 @@ import os
 import shutil
 import stat
 import tempfile
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: nothing to lock against
+    fcntl = None
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, Iterator, Mapping, Optional
@@ -183,11 +188,22 @@ def is_regular_file(path: Path) -> bool:
         return False
 
 
+STAGED_PREFIX = "nim-grader-staged-"
+
+
 @contextlib.contextmanager
 def staged(files: Mapping[str, bytes]) -> Iterator[Path]:
-    """A private folder (mode 0700) holding ``files`` (name → bytes, each 0600); removed afterwards."""
-    folder = Path(tempfile.mkdtemp(prefix="nim-grader-staged-"))
+    """A private folder (mode 0700) holding ``files`` (name → bytes, each 0600); removed afterwards.
+
+    Locked while in use (``flock`` on its ``.owner`` file), as the runners' folders are: a grader
+    that starts removes those of graders that are gone (``run_folders.remove_stale_roots``).
+    """
+    folder = Path(tempfile.mkdtemp(prefix=STAGED_PREFIX))
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+    owner = os.open(str(folder / ".owner"), flags, 0o600)
     try:
+        if fcntl is not None:
+            fcntl.flock(owner, fcntl.LOCK_EX)
         for name, data in files.items():
             handle = os.open(
                 str(folder / name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600
@@ -196,4 +212,5 @@ def staged(files: Mapping[str, bytes]) -> Iterator[Path]:
                 out.write(data)
         yield folder
     finally:
+        os.close(owner)
         shutil.rmtree(folder, ignore_errors=True)
