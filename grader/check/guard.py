@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
+from grader.check.patterns import PatternTimeout
 from grader.model import CheckOutcome, Verdict
 
 # The most digits Python's int() reads from text (3.11+ refuses more; earlier versions read any).
@@ -32,6 +33,8 @@ def unreadable_reason(error: BaseException) -> str:
         return "it is too large to read"
     if isinstance(error, ValueError) and "integer string conversion" in str(error):
         return f"it holds a number of more than {INT_DIGITS:,} digits"
+    if isinstance(error, PatternTimeout):
+        return str(error)
     return ""
 
 

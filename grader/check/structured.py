@@ -13,6 +13,7 @@ import math
 import re
 from typing import Any, Mapping, Optional
 
+from grader.check import patterns
 from grader.check.guard import unreadable_message
 from grader.check.text import ACCEPTED, extra_lines_message, first_word_message, quote, significant_lines
 from grader.model import CheckOutcome, Verdict
@@ -55,7 +56,7 @@ def validate_float_options(options: Mapping[str, Any]) -> Optional[str]:
     return None
 
 
-_REGEX_FLAGS = {"IGNORECASE": re.IGNORECASE, "MULTILINE": re.MULTILINE, "DOTALL": re.DOTALL}
+_REGEX_FLAGS = {"IGNORECASE": patterns.IGNORECASE, "MULTILINE": patterns.MULTILINE, "DOTALL": patterns.DOTALL}
 
 
 def _regex_flags(flags) -> int:
@@ -71,7 +72,7 @@ def check_regex(actual: str, expected: str, case_input: str, *, flags: list = ()
     Lines are compared as the text checker reads them: trailing white space (and Windows line
     ends) and trailing blank lines do not matter.
     """
-    if re.fullmatch(expected, "\n".join(significant_lines(actual)), _regex_flags(flags)):
+    if patterns.fullmatch(expected, "\n".join(significant_lines(actual)), _regex_flags(flags)):
         return ACCEPTED
     return CheckOutcome(
         Verdict.WRONG_ANSWER,
@@ -89,11 +90,8 @@ def validate_regex_options(options: Mapping[str, Any]) -> Optional[str]:
 
 def validate_regex(expected: str, options: Mapping[str, Any]) -> Optional[str]:
     """Why ``expected`` is not a usable regular expression, or None."""
-    try:
-        re.compile(expected)
-    except re.error as error:
-        return f"expected is not a valid regular expression: {error}"
-    return None
+    problem = patterns.problem(expected)
+    return f"expected is not a valid regular expression: {problem}" if problem else None
 
 
 def check_json(actual: str, expected: str, case_input: str) -> CheckOutcome:

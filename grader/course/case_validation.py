@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import difflib
 import math
-import re
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
+from grader.check import patterns
 from grader.check.random_answers import repeat_needed
 from grader.check.registry import CheckerRegistry
 from grader.course.case_keys import CASE_KEYS, MISTAKE_KEYS, SHARED_KEYS, kind_of
@@ -160,10 +160,9 @@ class CaseValidator:
             if "hint" not in item:
                 self.fail(item.line, f"a mistake {label} needs a 'hint': what to tell a student whose output matches")
             if "pattern" in item:
-                try:
-                    re.compile(item["pattern"])
-                except re.error as error:
-                    what = f"'pattern' {label} is not a valid regular expression: {error}"
+                problem = patterns.problem(item["pattern"]) if isinstance(item["pattern"], str) else "not a text"
+                if problem:
+                    what = f"'pattern' {label} is not a valid regular expression: {problem}"
                     self.fail(item.key_lines["pattern"], what)
             found.append(Mistake(hint=item["hint"], output=item.get("output"), pattern=item.get("pattern")))
         return tuple(found)

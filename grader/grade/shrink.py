@@ -2,14 +2,16 @@
 
 When a student's program fails a generated case with a wrong answer or a crash, ``shrink`` looks
 for a smaller input (fewer rows, smaller heaps or numbers) that still fails, so the report can show
-the smallest failing input found. Shrinking runs programs, so it has a budget of run time
-(``ShrinkBudget``) that one file's shrinks share.
+the smallest failing input found. Shrinking runs programs and checks what they print, so it has a
+budget of time (``ShrinkBudget``: the runs' own, or the time the shrink took, whichever is more)
+that one file's shrinks share.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from dataclasses import dataclass, replace
 from typing import Callable, Optional, Tuple
 
@@ -92,6 +94,9 @@ def shrink(
     allowed = min(SHRINK_FACTOR * result.time_s, budget.seconds)
     meter = _Metered(context.runner)
     metered = replace(context, runner=meter)
+    # What a shrink spends is the time it takes, the grader's own work included (checking each
+    # candidate's output can cost far more than running it: a program printing 500,000 lines).
+    started = time.monotonic()
     generator = GENERATORS[case.generated.generator]
     reference = reference_program(task, context) if context.checkers.get(case.checker).needs_expected else None
     fields = json.loads(case.generated.fields_json)
@@ -102,7 +107,7 @@ def shrink(
         while improved:
             improved = False
             for candidate in generator.shrink(fields):
-                left = allowed - meter.spent
+                left = allowed - max(meter.spent, time.monotonic() - started)
                 if left < MIN_CANDIDATE_SECONDS or tried >= SHRINK_CANDIDATES:
                     return best
                 tried += 1
@@ -122,4 +127,4 @@ def shrink(
                     break
         return best
     finally:
-        budget.seconds = max(0.0, budget.seconds - meter.spent)
+        budget.seconds = max(0.0, budget.seconds - max(meter.spent, time.monotonic() - started))

@@ -13,12 +13,12 @@ time-out stopped on).
 
 from __future__ import annotations
 
-import re
 import signal
 from dataclasses import replace
 from pathlib import Path
 from typing import Optional, Sequence
 
+from grader.check import patterns
 from grader.check.random_answers import answer_key
 from grader.check.text import first_difference, significant_lines
 from grader.grade import diagnose
@@ -142,9 +142,17 @@ def _known_mistake(case: Case, actual: str) -> Optional[Mistake]:
     for mistake in case.mistakes:
         if mistake.output is not None and normal == "\n".join(significant_lines(mistake.output)):
             return mistake
-        if mistake.pattern is not None and re.search(mistake.pattern, actual):
+        if mistake.pattern is not None and _found(mistake.pattern, actual):
             return mistake
     return None
+
+
+def _found(pattern: str, actual: str) -> bool:
+    """Does a known mistake's ``pattern`` match the output (within the bound on a course's patterns)?"""
+    try:
+        return patterns.search(pattern, actual)
+    except patterns.PatternTimeout:
+        return False  # no match found in time: no hint, never a stop
 
 
 def _decode(data: bytes):

@@ -28,6 +28,9 @@ _ROW = re.compile(r"([0-9]+):((?: X)*)")
 _COMPUTER_MOVE = re.compile(r"(?P<name>.+?) removes (?P<elements>-?[0-9]+) from row (?P<row>-?[0-9]+)\W*")
 _WINNER = re.compile(r"(?P<name>.+?) wins!?")
 HUMAN_MODES = ("script", "random", "perfect")
+# The lines a game's transcript may have: a game on the largest board a case sets prints a few
+# hundred; past this the program is stopped (each line is checked against the rules as it comes).
+MAX_LINES = 20_000
 # How long a program may wait for input it did not ask for before the grader stops it, in seconds.
 PATIENCE_S = 1.0
 THEN_MODES = ("eof", "random", "perfect")
@@ -132,6 +135,13 @@ class NimGameSession:
         complete = [self.partial + first, *rest[:-1]]
         base = self._newlines
         self._newlines += len(complete)
+        if self._newlines > MAX_LINES and not self.problem:  # the grader's work stays bounded too
+            self.referee.fail(
+                f"Your program printed more than {MAX_LINES:,} lines, far more than a game of Nim needs: is "
+                "something printed in a loop that never ends?",
+                MAX_LINES,
+                Verdict.OUTPUT_LIMIT_EXCEEDED,
+            )
         self._clear_partial()
         self._add_partial(rest[-1])
         for offset, line in enumerate(complete):
