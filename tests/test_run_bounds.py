@@ -137,6 +137,8 @@ except OSError:
     parts.append("no uuid")
 import ctypes
 libc = ctypes.CDLL(None, use_errno=True)
+libc.getauxval.restype = ctypes.c_ulong
+parts.append(ctypes.string_at(libc.getauxval(25), 16).hex())  # AT_RANDOM
 buffer = ctypes.create_string_buffer(8)
 parts.append(str(libc.getrandom(buffer, 8, 0)))
 print(" ".join(parts))
@@ -151,6 +153,7 @@ def test_every_source_of_randomness_a_program_reads_follows_its_seed(tmp_path, p
     assert first.exit_code == 0, first.stderr
     assert first.stdout == again.stdout
     assert first.stdout.split()[:7] != other.stdout.split()[:7]
+    assert first.stdout.split()[-2] != other.stdout.split()[-2]  # AT_RANDOM
     assert first.stdout.split()[-1] == b"-1"  # getrandom(2) itself: not there, as on an old kernel
 
 
