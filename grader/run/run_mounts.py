@@ -55,11 +55,13 @@ def own_folders(folder, owner):
     copies of its files (owned by user ``owner``, or by whoever we are when None); the other runs'
     folders out of view. Leaves this process in ``folder``."""
     keep = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)  # the grader's copies, read below
+    parent = os.path.dirname(folder.rstrip("/"))
     try:
         for private in PRIVATE_FOLDERS:
             if os.path.isdir(private):
+                kept = _mounts_below(private, parent)  # the interpreter's, in a view that has it there
                 _mount("tmpfs", private, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=1777," + FILES)
-        parent = os.path.dirname(folder.rstrip("/"))
+                _put_back(kept)
         if not any(folder.startswith(private + "/") for private in PRIVATE_FOLDERS):
             _mount("tmpfs", parent, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0711,size=64k,nr_inodes=64")
         os.makedirs(folder, mode=0o711, exist_ok=True)
@@ -69,6 +71,45 @@ def own_folders(folder, owner):
     finally:
         os.close(keep)
     os.chdir(folder)
+
+
+def _mounts_below(folder, runs):
+    """(path, descriptor) of each mount strictly below ``folder`` but the runs' folder ``runs`` and
+    what is under it: in a view, the parts of an interpreter that lives in /tmp (a virtual
+    environment), to be bound again over the run's own /tmp."""
+    try:
+        with open("/proc/self/mountinfo", "rb") as handle:
+            lines = handle.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return []
+    found = []
+    for line in lines:
+        fields = line.split(" ")
+        if len(fields) < 5:
+            continue
+        path = fields[4].encode().decode("unicode_escape")  # (octal escapes: \040 is a space)
+        inside = path.startswith(folder.rstrip("/") + "/")
+        if not inside or path == runs or path.startswith(runs + "/") or runs.startswith(path + "/"):
+            continue
+        try:
+            found.append((path, os.open(path, os.O_PATH | os.O_NOFOLLOW)))
+        except OSError:
+            pass
+    return found
+
+
+def _put_back(kept):
+    """Bind each kept mount again at its path (made in the new file system first)."""
+    for path, fd in kept:
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            if os.path.isdir(f"/proc/self/fd/{fd}"):
+                os.makedirs(path, exist_ok=True)
+            else:
+                os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o644))
+            _mount(f"/proc/self/fd/{fd}", path, None, _MS_BIND | _MS_REC, None)
+        finally:
+            os.close(fd)
 
 
 def _copy_files(source_fd, folder, owner):
