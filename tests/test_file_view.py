@@ -170,3 +170,19 @@ def test_as_a_normal_user_without_bubblewrap_a_program_cannot_change_the_graders
         assert checker.read_text() == "# the grader's own checker\n"
     finally:
         shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_a_view_that_cannot_be_made_is_said_never_silently_dropped(tmp_path):
+    """Without bubblewrap, the fork server makes the view itself; where it cannot, the header says
+    so and no longer claims the course out of view (``grade`` and ``serve`` then refuse)."""
+    if not ROOT or not os.access(SYSTEM_PYTHON, os.X_OK):
+        pytest.skip("the server's own view, as root, with /usr/bin/python3")
+    from dataclasses import replace
+
+    with ForkServerRunner(False) as runner:
+        plan = runner.plan(SYSTEM_PYTHON)
+        broken = replace(plan.view, read_only=(*plan.view.read_only, "/nonexistent-nim-grader-part"))
+        runner._plans[SYSTEM_PYTHON] = replace(plan, view=broken)
+        protections = runner.protections(SYSTEM_PYTHON)
+    assert not protections.files_hidden and not protections.no_network
+    assert "could not make its view of the file system" in protections.describe()

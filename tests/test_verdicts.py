@@ -8,13 +8,15 @@ before a flood, a flood before a crash, a crash before an empty output, and only
 from __future__ import annotations
 
 import signal
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from grader.check.registry import generic_checkers
 from grader.grade.verdicts import run_result
-from grader.model import Case, CaseResult, ChildCrash, Frame, Limits, RunResult, Task, TaskResult, Verdict
+from grader.model import Case, CaseResult, ChildCrash, Frame, Limits, Rule, RunResult, Task, TaskResult, Verdict
+from grader.run.child_program import RULE_BROKEN
 from grader.run.execute import Program
 
 WORKDIR = "/tmp/nim-grader-run-x"
@@ -121,6 +123,16 @@ ROWS = [
     ),
     ("a right answer, then exit(3)", _run(b"2\n", exit_code=3), Verdict.RUNTIME_ERROR, ["exit status 3"]),
 ]
+
+
+def test_a_rule_broken_whose_record_was_lost_is_still_a_rule_violation():
+    """A program that closed its channel before breaking a rule: its exit status says enough."""
+    ruled = replace(PROGRAM, rules=(Rule("name", "bin"),))
+    run = _run(b"", exit_code=RULE_BROKEN)
+    result = run_result(CASE, generic_checkers().get("text"), run, None, ruled, (), "nim_sum.py")
+    assert result.verdict is Verdict.RULE_VIOLATION and "broke a rule" in result.message
+    plain = run_result(CASE, generic_checkers().get("text"), run, None, PROGRAM, (), "nim_sum.py")
+    assert plain.verdict is Verdict.RUNTIME_ERROR  # a task without rules: that status is no rule
 
 
 @pytest.mark.parametrize("run, verdict, words", [row[1:] for row in ROWS], ids=[row[0] for row in ROWS])

@@ -145,13 +145,8 @@ class Watch:
             self.selector.register(fd, selectors.EVENT_READ)
         self.exit_fd = _exit_watch(process, self.selector)
         report = getattr(process, "report", None)
-        self.report_fd = report.fileno() if report is not None else None
-        if self.report_fd is not None:
-            os.set_blocking(self.report_fd, False)
-
-    def take_report(self) -> None:
-        """Read what is on the report channel now (within ``REPORT_BYTES``)."""
-        take_report(self.process)
+        if report is not None:
+            os.set_blocking(report.fileno(), False)  # read when the run ends (``close``), never waited on
 
     def drain(self, limits: Limits, on_stdout=None) -> None:
         """Take what is still in the pipes once the program has exited or closed its outputs.
@@ -159,8 +154,6 @@ class Watch:
         Bounded: a child left behind may keep writing until it is killed.
         """
         stdout_fd = self.process.stdout.fileno()
-        if self.report_fd is not None:
-            self.take_report()
         for fd, capture in self.streams.items():
             for _ in range(limits.output_bytes // CHUNK + 2):
                 data = read_chunk(fd)

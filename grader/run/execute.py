@@ -197,7 +197,7 @@ class ProcessRunner:
         lost_twice: Optional[RunResult] = None
         for _ in range(2):
             with RunFolder(program, self.root, self.plan(program.python).uids) as folder:
-                folder.cgroup = self._cgroups.make(limits) if self._cgroups is not None else None
+                folder.cgroup = self._cgroup(limits)
                 try:
                     process, start = self._launch(program, folder, limits, unbuffered)
                     process.cgroup = folder.cgroup
@@ -225,6 +225,19 @@ class ProcessRunner:
             f"the grader lost the run of {program.run_name} twice (its fork server stopped while the program "
             "ran, which a program cannot cause): grade again, and if it happens again, report it."
         )
+
+    def _cgroup(self, limits: Limits):
+        """A new run's cgroups, or None where this runner makes none; ``RunnerFailure`` (the grader's
+        failure, never the student's) when the kernel refuses one."""
+        if self._cgroups is None:
+            return None
+        try:
+            return self._cgroups.make(limits)
+        except OSError as error:
+            raise RunnerFailure(
+                f"the grader could not make a cgroup for a run ({error.strerror or error}): too many cgroups on this "
+                "machine, or its cgroup file system changed; grade again, and if it happens again, report it."
+            ) from None
 
     def _launch(self, program: Program, folder: RunFolder, limits: Limits, unbuffered: bool):
         raise NotImplementedError
