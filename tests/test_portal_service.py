@@ -222,3 +222,30 @@ def test_an_existing_data_folder_and_its_database_become_private(site):
     assert oct(os.stat(data).st_mode & 0o777) == "0o700"
     if (data / "portal.sqlite3").exists() or not os.environ.get("NIM_GRADER_TEST_DB"):
         assert oct(os.stat(data / "portal.sqlite3").st_mode & 0o777) == "0o600"
+
+
+def test_two_processes_share_a_rotating_log_each_line_in_the_current_file(tmp_path, monkeypatch):
+    import logging
+
+    from grader.web import logs
+
+    monkeypatch.setattr(logs, "MAX_BYTES", 200)
+    first, second = (logs.SharedRotatingFileHandler(tmp_path / "error.log", tmp_path / ".lock") for _ in range(2))
+    try:
+        for handler in (first, second):
+            handler.setFormatter(logging.Formatter("%(message)s"))
+
+        def line(handler, text):
+            handler.handle(logging.LogRecord("grader", logging.ERROR, __file__, 1, text, None, None))
+
+        line(second, "second opens the file")
+        for number in range(8):  # the first writer rotates the file under the second
+            line(first, f"first {number} " + "x" * 40)
+        line(second, "second after the rotation")
+        assert "second after the rotation" in (tmp_path / "error.log").read_text()  # not in a rotated file
+        rotated = sorted(tmp_path.glob("error.log.*"))
+        assert rotated and all("second after" not in path.read_text() for path in rotated)
+        assert all(oct(path.stat().st_mode & 0o777) == "0o600" for path in [tmp_path / "error.log", *rotated])
+    finally:
+        first.close()
+        second.close()
