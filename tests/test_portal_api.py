@@ -364,3 +364,53 @@ def test_results_kept_by_an_older_grader_are_concealed_and_graded_again(portal):
     assert hidden["message"] == "This hidden case was not accepted: your program crashed." and hidden["time_s"] is None
     assert shown["time_s"] == 0.004
     assert "E5b312c2033" not in row.report and row.pending
+
+
+def test_the_graders_own_failure_under_the_api_is_a_json_500_and_its_traceback_is_logged(portal, monkeypatch, caplog):
+    import logging
+
+    from django.test import Client
+
+    from grader.web import api
+
+    def failing():
+        raise RuntimeError("a fault of the grader's own")
+
+    monkeypatch.setattr(api, "course_tasks", failing)
+    _, tokens = portal
+    with caplog.at_level(logging.ERROR, logger="django.request"):
+        answer = Client(raise_request_exception=False).get("/api/tasks", HTTP_AUTHORIZATION=f"Token {tokens['ann']}")
+    assert (answer.status_code, answer["Content-Type"]) == (500, "application/json")
+    assert "error log" in answer.json()["error"] and "fault" not in answer.json()["error"]
+    assert any(r.exc_info and "a fault of the grader's own" in str(r.exc_info[1]) for r in caplog.records)
+
+
+def test_a_course_that_never_loaded_is_a_503_with_its_file_line_and_problem(portal, tmp_path, monkeypatch):
+    import shutil
+
+    from django.apps import apps
+    from django.contrib.auth import get_user_model
+    from django.test import Client, override_settings
+
+    broken = tmp_path / "course"
+    shutil.copytree(PROJECT / "testcases", broken / "testcases")
+    case_file = broken / "testcases" / "nim_sum.yaml"
+    case_file.write_text(case_file.read_text().replace("task: nim_sum", "task: nim_sum\ncolour: red", 1))
+    monkeypatch.delattr(apps.get_app_config("portal"), "held_course", raising=False)  # never loaded here
+    _, tokens = portal
+    with override_settings(GRADER_COURSE=str(broken)):
+        listed = call(portal, "get", "/api/tasks", "ann")
+        handed = hand_in(portal, "ann", "nim_sum", solution("nim_sum"))
+        from grader.web.models import FirstSignIn
+
+        FirstSignIn.objects.filter(user__username="teach").delete()  # past the first password
+        teacher = Client()
+        teacher.force_login(get_user_model().objects.get(username="teach"))
+        page = teacher.get("/teach/")
+    monkeypatch.delattr(apps.get_app_config("portal"), "held_course", raising=False)  # the project's course again
+    for answer in (listed, handed):
+        assert (answer.status_code, answer["Content-Type"]) == (503, "application/json")
+        assert "testcases/nim_sum.yaml, line" in answer.json()["error"] and "colour" in answer.json()["error"]
+    text = page.content.decode()
+    assert page.status_code == 503 and "testcases/nim_sum.yaml, line" in text and "colour" in text
+    assert "Traceback" not in text

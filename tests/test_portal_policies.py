@@ -5,6 +5,7 @@ gradebooks. Through Django's test client."""
 from __future__ import annotations
 
 import csv
+import datetime
 import io
 import sys
 
@@ -174,6 +175,43 @@ def test_bad_values_are_refused_with_their_sentence_and_nothing_changes(fields, 
     assert "<script><script>" not in text
     assert policy() == before
     assert 'value="30"' in text and 'value="3"' in text and 'value="2030-01-01 00:00"' in text  # as they are now
+
+
+@pytest.mark.parametrize(
+    "deadline",
+    [
+        # the last and the first minute that exist, with every kind of offset: kept in UTC, or a sentence
+        "9999-12-31 23:59-14:00",
+        "9999-12-31 23:59-00:01",
+        "9999-12-31T23:59+14:00",
+        "9999-12-31 23:59Z",
+        "9999-12-31 23:59+23:59:59.999999",
+        "0001-01-01 00:00+14:00",
+        "0001-01-01T00:00+00:01",
+        "0001-01-01 00:00-23:59",
+        "0001-01-01 00:00Z",
+        # offsets no clock has, and dates beyond the calendar
+        "2026-06-01 12:00+24:00",
+        "2026-06-01 12:00-99:59",
+        "2026-06-01 12:00+1:00",
+        "2026-06-01 12:00+14:00:00.5",
+        "10000-01-01 00:00",
+        "0000-12-31 23:59",
+        "2026-06-01 12:00+14\x00",
+    ],
+)
+def test_any_deadline_is_kept_in_utc_or_refused_with_a_sentence(deadline):
+    teach = signed_in("teach")
+    answer = set_limits(teach, deadline=deadline)
+    if answer.status_code == 302:
+        kept = policy()[2]
+        assert kept.utcoffset() == datetime.timedelta(0) and 1 <= kept.year <= 9999
+        assert teach.get("/teach/").status_code == 200 and signed_in("ann").get("/tasks/nim_sum/").status_code == 200
+    else:
+        text = answer.content.decode()
+        assert answer.status_code == 400 and "nothing was changed" in text, text[:300]
+        assert "is not a date and time" in text or "falls outside the years 1 to 9999 in UTC" in text
+        assert policy() is None
 
 
 def test_an_unknown_task_is_404_and_a_get_is_405():

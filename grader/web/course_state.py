@@ -1,18 +1,61 @@
 """The course the portal grades against, loaded from ``GRADER_COURSE`` and read again when its
-case files change (an instructor edits a case, then regrades)."""
+case files change (an instructor edits a case, then regrades).
+
+In: the course folder's files. Out: its tasks by id (``course_tasks``). A change that stops the
+course from loading (a case file broken while the portal runs) keeps the last good course served
+and graded; the problem, with its file, line and what is wrong, is kept beside it for ``/teach/``
+(``course_problem``) and written once to the error log. When the course never loaded in this
+process, ``course_tasks`` raises ``CourseUnavailable`` (the API answers a JSON 503, the pages a
+plain 503 page: ``failures``).
+"""
 
 from __future__ import annotations
 
 import hashlib
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Dict, Tuple
+from typing import Dict, Optional, Tuple
 
 from django.apps import apps
 from django.conf import settings
 
 from grader.course.layout import Course
 from grader.course.loader import load_course
+from grader.errors import CaseFileError, GraderError
 from grader.model import Task
+
+log = logging.getLogger("grader.web.course")
+
+
+class CourseUnavailable(GraderError):
+    """The course has not loaded once in this process: nothing can be listed or graded."""
+
+
+@dataclass(frozen=True)
+class CourseProblem:
+    """Why the course's files stopped loading: the file, the line (None when unknown), what is
+    wrong, and when the portal first saw it (UTC)."""
+
+    file: str
+    line: Optional[int]
+    what: str
+    seen_at: datetime
+
+    def sentence(self) -> str:
+        where = f"{self.file}, line {self.line}" if self.line else self.file
+        return f"{where}: {self.what}"
+
+
+@dataclass(frozen=True)
+class _Held:
+    """What this process holds: the stamp last read, the last good tasks (None: never loaded) and
+    the problem of the stamp last read (None: it loaded)."""
+
+    stamp: Tuple
+    tasks: Optional[Dict[str, Task]]
+    problem: Optional[CourseProblem]
 
 
 def course() -> Course:
@@ -22,19 +65,65 @@ def course() -> Course:
 def _stamp(layout: Course) -> Tuple:
     """What changes when a case file or the course's checkers change."""
     files = [*layout.case_files(), layout.checkers_file]
-    return tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files if p.exists())
+    stamp = []
+    for path in files:
+        try:
+            found = path.stat()
+        except OSError:  # gone between the listing and now: as if it never was
+            continue
+        stamp.append((str(path), found.st_mtime_ns, found.st_size))
+    return tuple(stamp)
 
 
-def course_tasks() -> Dict[str, Task]:
-    """The course's tasks by id, loaded once per change of its files (kept on the app's config)."""
+def _problem(error: Exception, root: Path) -> CourseProblem:
+    """The problem a failed load raised, in the words of the loader (file and line when it said them)."""
+    now = datetime.now(timezone.utc)
+    if isinstance(error, CaseFileError):
+        return CourseProblem(str(error.path), error.line, error.what, now)
+    if isinstance(error, GraderError):
+        return CourseProblem(str(root), None, str(error), now)
+    # not the instructor's wording: the grader's own failure, with its traceback in the error log
+    return CourseProblem(str(root), None, f"the course could not be loaded ({type(error).__name__}: {error})", now)
+
+
+def _held() -> _Held:
+    """The course as its files are now: loaded again when they changed since the last read."""
     config = apps.get_app_config("portal")
     layout = course()
     stamp = _stamp(layout)
-    held = getattr(config, "held_course", None)
-    if held is None or held[0] != stamp:
-        held = (stamp, load_course(layout.root))
-        config.held_course = held
-    return held[1]
+    previous: Optional[_Held] = getattr(config, "held_course", None)
+    if previous is not None and previous.stamp == stamp:
+        return previous
+    try:
+        held = _Held(stamp, load_course(layout.root), None)
+    except Exception as error:  # a broken file: the last good course stays, the problem is said
+        problem = _problem(error, layout.root)
+        traceback = not isinstance(error, GraderError)
+        log.error("the course stopped loading: %s", problem.sentence(), exc_info=error if traceback else None)
+        held = _Held(stamp, previous.tasks if previous is not None else None, problem)
+    else:
+        if previous is not None and previous.problem is not None:
+            log.warning("the course loads again (%d tasks)", len(held.tasks))
+    config.held_course = held
+    return held
+
+
+def course_tasks() -> Dict[str, Task]:
+    """The course's tasks by id: the files as they are now, or the last good course while they do
+    not load; ``CourseUnavailable`` when they never loaded here."""
+    held = _held()
+    if held.tasks is None:
+        problem = held.problem
+        raise CourseUnavailable(
+            f"the course cannot be loaded, so nothing can be handed in or graded until it is fixed: "
+            f"{problem.sentence() if problem else 'no reason was given'}."
+        )
+    return held.tasks
+
+
+def course_problem() -> Optional[CourseProblem]:
+    """Why the course's files do not load now (the last good course is served meanwhile), or None."""
+    return _held().problem
 
 
 def cases_fingerprint(task: Task) -> str:

@@ -11,6 +11,7 @@ file is that row's error, and the queue goes on.
 
 from __future__ import annotations
 
+import logging
 import threading
 
 from django.db import close_old_connections, transaction
@@ -20,9 +21,11 @@ from grader.classrun.grade_class import StudentWork
 from grader.model import Task, TaskResult
 from grader.report import pages as report
 from grader.web import queue
-from grader.web.course_state import course_tasks
+from grader.web.course_state import CourseUnavailable, course_tasks
 from grader.web.grading_backends import Grading, WorkLost
 from grader.web.models import DONE, ERROR, Submission
+
+log = logging.getLogger("grader.web.dispatcher")
 
 
 def unit_of(row: Submission, task: Task) -> StudentWork:
@@ -107,14 +110,19 @@ def grade_claimed(number: int, attempt: int, grading: Grading, name: str = "") -
     try:
         fields = grade_row(number, grading)
     except WorkLost as lost:
+        log.warning("submission %d: its grading was lost with its worker (attempt %d): %s", number, attempt, lost)
         if attempt < MAX_ATTEMPTS:
             return queue.give_back(number, attempt)
         fields = {"status": ERROR, "error": f"its grading was lost with its worker {attempt} times ({lost})"}
+    except CourseUnavailable as error:  # said in the error log when the course failed to load
+        fields = {"status": ERROR, "error": _plain(str(error))}
     except Exception as error:  # the grader's own fault on this file: recorded, the queue goes on
+        log.exception("submission %d: the grader failed on it", number)
         fields = {"status": ERROR, "error": _plain(f"the grader failed ({type(error).__name__}: {error})")}
     try:
         return queue.finish(number, attempt, fields, name)
     except Exception as error:  # a result the database refuses: the row says why, the grading thread goes on
+        log.exception("submission %d: its result could not be kept", number)
         failed = {"status": ERROR, "error": _plain(f"its result could not be kept ({type(error).__name__}: {error})")}
         return queue.finish(number, attempt, failed, name)
 
@@ -171,17 +179,20 @@ class Dispatcher:
                 queue.say_alive(self.name, self.workers, self.grading.where)
                 queue.release_stale()
             except Exception:  # a database that is busy or away a moment: said again next time
-                continue
+                log.exception("dispatcher %s: its heartbeat failed (it is tried again)", self.name)
 
     def _work(self) -> None:
         while not self._stop.is_set():
-            close_old_connections()
-            claimed = queue.claim(self.name)
-            if claimed is None:
-                self._wake.wait(self.poll_s)
-                self._wake.clear()
-                continue
-            grade_claimed(*claimed, self.grading, self.name)
+            try:
+                close_old_connections()
+                claimed = queue.claim(self.name)
+                if claimed is not None:
+                    grade_claimed(*claimed, self.grading, self.name)
+                    continue
+            except Exception:  # a database away a moment: this grader waits and tries again, it does not end
+                log.exception("dispatcher %s: a grading thread failed to claim or finish a submission", self.name)
+            self._wake.wait(self.poll_s)
+            self._wake.clear()
 
     def stop(self, timeout: float = 30.0) -> None:
         post_save.disconnect(dispatch_uid=self.name, sender=Submission)

@@ -56,7 +56,10 @@ def parse_deadline(text: str) -> Union[Optional[datetime], str]:
         return f"the deadline {text[:40]!r} is not a date and time: write it as 2026-12-01 23:59 (UTC)"
     if moment.tzinfo is None:
         return moment.replace(tzinfo=timezone.utc)  # the portal's time zone
-    return moment.astimezone(timezone.utc)
+    try:
+        return moment.astimezone(timezone.utc)
+    except OverflowError:  # 9999-12-31 23:59-14:00 is in the year 10000 in UTC, 0001-01-01 00:00+14:00 in year 0
+        return f"the deadline {text!r} falls outside the years 1 to 9999 in UTC: write it in UTC, without an offset"
 
 
 def parse_limits(form) -> Union[Limits, str]:

@@ -11,7 +11,9 @@ server, ``grader.web.wsgi``) with one ``dispatch`` splits them.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
+import resource
 import signal
 import sys
 import threading
@@ -21,6 +23,8 @@ from typing import Iterator, Optional
 
 from grader.errors import UsageError
 from grader.web.settings import configure
+
+log = logging.getLogger("grader.web.server")
 
 
 @dataclass(frozen=True)
@@ -76,13 +80,56 @@ def unprotected_problem(protections, allowed: bool) -> Optional[str]:
     )
 
 
+# A class behind one server: 300 browsers that each keep a few connections open (keep-alive) must
+# not fill it. waitress serves every connection from one loop and hands whole requests to its
+# threads, so an idle or slow connection costs a file descriptor, not a thread.
+CONNECTION_LIMIT = 1000  # waitress's default of 100 is reached by a class's browsers alone
+IDLE_TIMEOUT_S = 60  # a connection silent this long is closed (waitress's default: 120)
+CLEANUP_S = 10  # how often idle connections are looked for
+MAX_BODY_BYTES = 4 * 1024 * 1024  # a hand-in is far smaller (Django refuses beyond its own limit)
+MAX_HEADER_BYTES = 64 * 1024
+# descriptors beyond the connections: the database, the logs, the sandbox's runs, a margin
+SPARE_FILES = 200
+
+
+def server_limits() -> dict:
+    """waitress's settings for a class: the connections it holds, how long an idle one stays, the
+    size of a request; ``poll`` rather than ``select``, which cannot watch descriptors past 1024."""
+    return {
+        "connection_limit": CONNECTION_LIMIT,
+        "channel_timeout": IDLE_TIMEOUT_S,
+        "cleanup_interval": CLEANUP_S,
+        "max_request_body_size": MAX_BODY_BYTES,
+        "max_request_header_size": MAX_HEADER_BYTES,
+        "asyncore_use_poll": True,
+        "threads": 8,
+    }
+
+
+def raise_file_limit(needed: int = CONNECTION_LIMIT + SPARE_FILES) -> str:
+    """Raise this process's limit of open files (RLIMIT_NOFILE) towards ``needed``, up to the hard
+    limit; a warning to print when even that is too low, else ""."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = needed if hard == resource.RLIM_INFINITY else min(needed, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        return (
+            f"warning: this process may open {soft} files, fewer than the {needed} that {CONNECTION_LIMIT} connections "
+            f"need: raise the limit (systemd: LimitNOFILE={needed} or more; a shell: ulimit -n {needed})."
+        )
+    return ""
+
+
 def _http_server(plan: Plan):
     from django.core.wsgi import get_wsgi_application
     from waitress.server import create_server
 
     try:
         return create_server(
-            get_wsgi_application(), host=plan.host, port=plan.port, threads=8, **proxy_options(plan.proxy)
+            get_wsgi_application(), host=plan.host, port=plan.port, **server_limits(), **proxy_options(plan.proxy)
         )
     except OSError as error:
         raise UsageError(
@@ -127,6 +174,10 @@ def dispatching(plan: Plan) -> Iterator:
 def run(plan: Plan, stop: Optional[threading.Event] = None) -> int:
     """Serve and/or grade as ``plan`` says until ``stop`` is set (or SIGTERM / Ctrl-C); the exit status."""
     prepare(plan.data, plan.course, plan.db_url, (plan.host, *plan.names))
+    from grader.web import logs
+
+    kind = "serve" if plan.web and plan.grading else "serve --no-grading" if plan.web else "dispatch"
+    folder = logs.setup(plan.data, kind)
     stop = stop or threading.Event()
     with contextlib.ExitStack() as stack:
         server = _http_server(plan) if plan.web else None  # a port in use is said before anything starts
@@ -139,7 +190,12 @@ def run(plan: Plan, stop: Optional[threading.Event] = None) -> int:
             doing += "" if dispatcher else " (no grading here: run python -m grader dispatch)"
         else:
             doing = f"Grading for the portal ({dispatcher.workers} at once, {dispatcher.grading.where})"
-        print(f"{doing} (data in {plan.data}); Ctrl-C stops.", flush=True)
+        warning = raise_file_limit() if server is not None else ""
+        if warning:
+            print(warning, file=sys.stderr, flush=True)
+            log.warning("%s", warning)
+        log.info("%s (data in %s, course %s)", doing, plan.data, plan.course)
+        print(f"{doing} (data in {plan.data}, logs in {folder}); Ctrl-C stops.", flush=True)
         previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
         try:
             while not stop.wait(0.5):
@@ -148,4 +204,5 @@ def run(plan: Plan, stop: Optional[threading.Event] = None) -> int:
             pass
         finally:
             signal.signal(signal.SIGTERM, previous)
+    log.info("%s stopped (pid %d)", kind, os.getpid())
     return 0

@@ -1,9 +1,10 @@
 """Django's settings for a portal whose state lives in one folder (``--data``).
 
 In: the data folder, the course folder, an optional database URL. Out: Django configured and set
-up in this process (``configure``). The secret key is made once and kept in ``DATA/secret_key``
-(0600); the database is ``DATA/portal.sqlite3`` (WAL, immediate transactions, so that claiming a
-submission is one writer at a time) unless a URL names another.
+up in this process (``configure``). The data folder is made 0700 whatever existed. The secret key
+is made once and kept in ``DATA/secret_key`` (0600); the database is ``DATA/portal.sqlite3`` (0600;
+WAL, immediate transactions, so that claiming a submission is one writer at a time) unless a URL
+names another.
 """
 
 from __future__ import annotations
@@ -35,6 +36,28 @@ def _secret_key(data: Path) -> str:
         with os.fdopen(descriptor, "w", encoding="ascii") as handle:
             handle.write(key + "\n")
         return key
+
+
+def _private(data: Path, db_url: Optional[str]) -> None:
+    """``data`` made readable by the portal's user alone (0700), whatever existed, and its SQLite
+    database 0600 (made empty so, before SQLite opens it: its -wal and -shm files take its mode)."""
+    try:
+        data.mkdir(parents=True, exist_ok=True, mode=0o700)
+        data.chmod(0o700)
+        if not db_url:
+            os.close(os.open(str(data / DATABASE_FILE), os.O_WRONLY | os.O_CREAT, 0o600))
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                path = data / (DATABASE_FILE + suffix)
+                if path.exists():
+                    path.chmod(0o600)
+        secret = data / SECRET_FILE
+        if secret.exists():
+            secret.chmod(0o600)
+    except OSError as error:
+        raise UsageError(
+            f"--data {data}: cannot make it private ({error.strerror or error}); it holds the portal's secret key "
+            "and database, so it must belong to the user the portal runs as (chown it, or choose another folder)."
+        ) from None
 
 
 def database(data: Path, url: Optional[str]) -> dict:
@@ -84,7 +107,7 @@ def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tup
 
     if settings.configured:
         return
-    data.mkdir(parents=True, exist_ok=True, mode=0o700)
+    _private(data, db_url)
     settings.configure(
         SECRET_KEY=_secret_key(data),
         DEBUG=False,
@@ -97,6 +120,8 @@ def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tup
             "grader.web",
         ],
         MIDDLEWARE=[
+            "grader.web.logs.AccessLog",  # outermost: it sees every answer, errors included
+            "grader.web.failures.ApiErrors",
             "django.middleware.security.SecurityMiddleware",
             "django.contrib.sessions.middleware.SessionMiddleware",
             "django.middleware.common.CommonMiddleware",
@@ -108,6 +133,9 @@ def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tup
             "grader.web.login.PolicyMiddleware",
         ],
         ROOT_URLCONF="grader.web.urls",
+        # logging is the portal's own (``logs``, set up by serve, dispatch and the WSGI module):
+        # Django's setup, run again by get_wsgi_application, must not replace its handlers
+        LOGGING_CONFIG=None,
         DATABASES={"default": database(data, db_url)},
         TEMPLATES=[
             {

@@ -2,7 +2,11 @@
 
 from django.urls import path
 
-from grader.web import api, login, pages, views_instructor, views_student
+from grader.web import api, failures, login, pages, views_instructor, views_student
+
+# a plain page for the pages' 404 and 500 (the API's are JSON: failures.ApiErrors)
+handler404 = failures.page_not_found
+handler500 = failures.server_error
 
 urlpatterns = [
     path("healthz", api.healthz),

@@ -24,7 +24,7 @@ from django.views.decorators.http import require_POST
 from grader.classrun.exports import gradebook_csv
 from grader.report.pages import class_html
 from grader.web.class_marks import class_marks, counted_in_words
-from grader.web.course_state import course_tasks
+from grader.web.course_state import course_problem, course_tasks
 from grader.web.gradescope_export import gradescope_zip
 from grader.web.handin import regrade as regrade_task
 from grader.web.models import ERROR, Submission
@@ -63,7 +63,8 @@ def _pending():
 @staff_required
 def teach(request, problem: str = "", status: int = 200):
     """The instructor's start: each task with its limits and regrade button, the students, the
-    queue's size, where marks come from; ``problem`` is why a form was refused."""
+    queue's size, where marks come from; ``problem`` is why a form was refused; a course whose files
+    stopped loading is said with its file, line and problem."""
     tasks = course_tasks()
     policies = policies_by_task()
     counts = {task_id: set() for task_id in tasks}
@@ -82,6 +83,7 @@ def teach(request, problem: str = "", status: int = 200):
         ],
         "marks_from": marks_from(),
         "problem": problem,
+        "course_problem": course_problem(),
         "students": list(students),
         "waiting": _pending().count(),
         "errors": Submission.objects.filter(status=ERROR).count(),

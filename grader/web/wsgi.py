@@ -6,7 +6,8 @@ unless ``NIM_GRADER_DB`` names another), ``NIM_GRADER_COURSE`` (default: this pr
 ``NIM_GRADER_ALLOWED_HOSTS`` (the site's names, comma-separated), ``NIM_GRADER_HTTPS=1`` behind a
 proxy with TLS, ``NIM_GRADER_PROXY`` (the reverse proxy's address: its ``X-Forwarded-For`` and
 ``X-Forwarded-Proto`` are believed, as ``serve --proxy`` does; from anyone else they are dropped,
-so the sign-in limits count each student's own address). Out: ``application``. It never
+so the sign-in limits count each student's own address). Out: ``application``, whose access and
+error logs go to ``DATA/logs/`` (``logs``). It never
 migrates (several processes would race to): the database must be made ready first by
 ``dispatch``, ``serve`` or ``users import``, and a process started before that says so.
 
@@ -33,6 +34,9 @@ def _application():
         raise UsageError(f"NIM_GRADER_COURSE={course}: not a course folder (testcases/, solutions/, exercises/).")
     names = tuple(n.strip() for n in os.environ.get("NIM_GRADER_ALLOWED_HOSTS", "").split(",") if n.strip())
     configure(Path(data).resolve(), course, os.environ.get("NIM_GRADER_DB") or None, names)
+    from grader.web import logs
+
+    logs.setup(Path(data).resolve(), "wsgi")  # DATA/logs/, shared with the other processes of the portal
     from django.core.wsgi import get_wsgi_application
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor

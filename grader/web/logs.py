@@ -1,0 +1,170 @@
+"""The portal's logs: an access log and an error log in ``DATA/logs/``, through Python's logging.
+
+In: the data folder and what kind of process this is (``setup``, called by ``serve``, ``dispatch``
+and the WSGI module once Django is configured); each request (``AccessLog``, a middleware). Out:
+- ``access.log``: one line per request: time (UTC), client address, user (``-`` when not known),
+  method, path, status, bytes, seconds. Never the query string, headers, cookies or form fields,
+  which may carry tokens and passwords.
+- ``error.log``: each process's start and stop, the grader's own failures with their tracebacks
+  (a submission it could not grade, a heartbeat that failed, a 500), a course that stopped
+  loading, waitress's warnings (a full connection limit, a long queue).
+
+The folder is 0700 and the files 0600, whatever existed. Each file is rotated at ``MAX_BYTES``
+with ``BACKUPS`` old ones kept (``access.log.1`` is the newest old one). Several processes may
+share a data folder (``serve --no-grading`` web processes and one ``dispatch``, gunicorn's
+workers): every write holds an ``flock`` on ``logs/.lock``, so one rotation happens at a time,
+and a process whose file was renamed by another's rotation (or by logrotate) opens the new one.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import time
+from logging.handlers import RotatingFileHandler
+from pathlib import Path
+from urllib.parse import quote
+
+from grader.errors import UsageError
+
+MAX_BYTES = 10 * 1024 * 1024
+BACKUPS = 5
+ACCESS = "grader.access"
+_OURS = "_nim_grader_log"  # marks the handlers ``setup`` added, so that a second call replaces them
+_PATH_SAFE = "/@:+,;=-._~!$&'()*"  # what a path may show as it is; anything else (a newline) is %-escaped
+
+
+class SharedRotatingFileHandler(RotatingFileHandler):
+    """A rotating log file that several processes append to: each write holds an ``flock`` on a
+    lock file beside it, and reopens the file when another process's rotation renamed it."""
+
+    def __init__(self, path: Path, lock: Path) -> None:
+        super().__init__(str(path), maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", delay=True)
+        self._lock_path = str(lock)
+        self._lock_fd = -1
+
+    def _open(self):
+        descriptor = os.open(self.baseFilename, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        return os.fdopen(descriptor, "a", encoding="utf-8", errors="backslashreplace")
+
+    def _moved(self) -> bool:
+        """Whether the open file is no longer the one at the path (rotated by another process)."""
+        try:
+            there = os.stat(self.baseFilename)
+        except FileNotFoundError:
+            return True
+        here = os.fstat(self.stream.fileno())
+        return (there.st_dev, there.st_ino) != (here.st_dev, here.st_ino)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            if self._lock_fd < 0:  # opened at the first write (and again after a close: a late record)
+                self._lock_fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+        except OSError:
+            self.handleError(record)
+            return
+        try:
+            if self.stream is not None and self._moved():
+                self.stream.close()
+                self.stream = None  # the next write opens the file at the path
+            super().emit(record)
+        finally:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        super().close()
+        if self._lock_fd >= 0:
+            os.close(self._lock_fd)
+            self._lock_fd = -1
+
+
+def _formatter(pattern: str) -> logging.Formatter:
+    formatter = logging.Formatter(pattern, datefmt="%Y-%m-%dT%H:%M:%SZ")
+    formatter.converter = time.gmtime  # the portal's time zone is UTC
+    return formatter
+
+
+def _private_folder(folder: Path) -> None:
+    """``folder`` made (or kept) readable by the portal's user alone, with its log files."""
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        folder.chmod(0o700)
+        for path in folder.iterdir():
+            if path.is_file() and not path.is_symlink():
+                path.chmod(0o600)
+    except OSError as error:
+        raise UsageError(
+            f"cannot keep the portal's logs private in {folder} ({error.strerror or error}): the folder and its "
+            "files must belong to the user the portal runs as."
+        ) from None
+
+
+def setup(data: Path, kind: str) -> Path:
+    """Send this process's access and error records to ``DATA/logs/``; returns that folder. ``kind``
+    names the process in its start line (``serve``, ``dispatch``, ...)."""
+    folder = data / "logs"
+    _private_folder(folder)
+    lock = folder / ".lock"
+    access = SharedRotatingFileHandler(folder / "access.log", lock)
+    access.setFormatter(_formatter("%(asctime)s %(message)s"))
+    errors = SharedRotatingFileHandler(folder / "error.log", lock)
+    errors.setFormatter(_formatter("%(asctime)s %(levelname)s %(name)s [%(process)d %(threadName)s] %(message)s"))
+    errors.setLevel(logging.INFO)
+    for handler in (access, errors):
+        setattr(handler, _OURS, True)
+    access_logger = logging.getLogger(ACCESS)
+    access_logger.propagate = False  # requests are not errors
+    access_logger.setLevel(logging.INFO)
+    _replace(access_logger, access)
+    root = logging.getLogger()
+    root.setLevel(logging.WARNING)  # other libraries: their warnings and errors only
+    _replace(root, errors)
+    logging.getLogger("grader").setLevel(logging.INFO)
+    logging.getLogger("django.request").setLevel(logging.ERROR)  # 4xx are in the access log; 5xx here
+    logging.getLogger("grader.web").info("%s started (pid %d); logs in %s", kind, os.getpid(), folder)
+    return folder
+
+
+def _replace(logger: logging.Logger, handler: logging.Handler) -> None:
+    for old in [h for h in logger.handlers if getattr(h, _OURS, False)]:
+        logger.removeHandler(old)
+        old.close()
+    logger.addHandler(handler)
+
+
+def _user(request) -> str:
+    """The user's name when the request already knew it (a session or a token), else ``-``; never a
+    database query of its own."""
+    from django.utils.functional import empty
+
+    user = request.__dict__.get("user")
+    if user is None or getattr(user, "_wrapped", None) is empty:
+        return "-"
+    return user.get_username() if user.is_authenticated else "-"
+
+
+class AccessLog:
+    """A middleware (the outermost) that writes one access line per request."""
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+        self.log = logging.getLogger(ACCESS)
+
+    def __call__(self, request):
+        started = time.monotonic()
+        response = self.get_response(request)
+        if self.log.isEnabledFor(logging.INFO):
+            size = response.get("Content-Length", "-") if response.streaming else len(response.content)
+            self.log.info(
+                "%s %s %s %s %d %s %.3f",
+                request.META.get("REMOTE_ADDR") or "-",
+                _user(request),
+                quote(request.method or "-", safe="")[:16],
+                quote(request.path, safe=_PATH_SAFE)[:500],
+                response.status_code,
+                size,
+                time.monotonic() - started,
+            )
+        return response
