@@ -24,7 +24,7 @@ pytest.importorskip("waitress", reason="the portal needs the web extra (waitress
 
 from support import PROJECT, solution  # noqa: E402
 
-SUBMISSIONS = 20
+SUBMISSIONS = 20  # from two students: each may have 10 waiting to be graded at once
 
 
 def grader(*args, **options):
@@ -68,21 +68,21 @@ def hand_in(server, token, task, text):
 
 @pytest.fixture
 def data_with_users(tmp_path, portal_database):
-    """A data folder with ann and teach, their tokens, and ``--db URL`` when the tests run on
+    """A data folder with ann, bob and teach, their tokens, and ``--db URL`` when the tests run on
     PostgreSQL (a database of the test's own)."""
     db = portal_database.options()
     data = tmp_path / "data"
     roster = tmp_path / "roster.csv"
-    roster.write_text("username,role\nann,student\nteach,instructor\n")
+    roster.write_text("username,role\nann,student\nbob,student\nteach,instructor\n")
     made = grader("users", "import", str(roster), "--data", str(data), *db)
     assert made.returncode == 0, made.stderr
     assert re.search(r"^ann: sign in the first time with the password \S+ and change it at once\.$", made.stdout, re.M)
     again = grader("users", "import", str(roster), "--data", str(data), *db)
-    assert "0 accounts created, 2 updated." in again.stderr
-    tokens = grader("users", "token", "ann", "teach", "--data", str(data), *db)
+    assert "0 accounts created, 3 updated." in again.stderr
+    tokens = grader("users", "token", "ann", "bob", "teach", "--data", str(data), *db)
     assert tokens.returncode == 0, tokens.stderr
     pairs = dict(line.split() for line in tokens.stdout.splitlines())
-    assert set(pairs) == {"ann", "teach"}
+    assert set(pairs) == {"ann", "bob", "teach"}
     assert oct(os.stat(data / "secret_key").st_mode & 0o777) == "0o600"
     return data, pairs, db
 
@@ -91,14 +91,15 @@ def test_a_server_killed_with_sigkill_loses_nothing_and_grades_everything(data_w
     data, tokens, db = data_with_users
     server, url = start(data, *db)
     try:
-        ids = []
+        ids, owners = [], []
         for number in range(SUBMISSIONS):
             # a right answer that takes a tenth of a second a case: the kill comes while most wait
             slow = "import time\ntime.sleep(0.1)\n" + solution("exclusive_or") + f"# {number}\n"
-            status, body = hand_in(url, tokens["ann"], "exclusive_or", slow)
+            owners.append(tokens[("ann", "bob")[number % 2]])
+            status, body = hand_in(url, owners[-1], "exclusive_or", slow)
             assert status == 202
             ids.append(body["id"])
-        before = [request(f"{url}/api/submissions/{n}", tokens["ann"])[1]["status"] for n in ids]
+        before = [request(f"{url}/api/submissions/{n}", token)[1]["status"] for n, token in zip(ids, owners)]
         assert before.count("done") < SUBMISSIONS  # the kill comes while some wait or are being graded
     finally:
         server.send_signal(signal.SIGKILL)
@@ -107,7 +108,7 @@ def test_a_server_killed_with_sigkill_loses_nothing_and_grades_everything(data_w
     try:
         deadline = time.monotonic() + 120
         while True:
-            states = [request(f"{url}/api/submissions/{n}", tokens["ann"])[1] for n in ids]
+            states = [request(f"{url}/api/submissions/{n}", token)[1] for n, token in zip(ids, owners)]
             if all(s["status"] == "done" for s in states) or time.monotonic() > deadline:
                 break
             time.sleep(0.5)

@@ -116,6 +116,14 @@ def test_rule_violation_has_line_source_line_and_caret():
     assert "use your exclusive_or function." in problem.message
 
 
+def test_rule_violation_on_a_line_of_a_megabyte_shows_the_part_around_the_caret():
+    data = b"total = 1 ^ 2  # " + b"x" * 1_000_000 + b"\n"
+    problem = inspect_source(data, [XOR])
+    assert problem.verdict is Verdict.RULE_VIOLATION and len(problem.source_line) <= 122
+    assert problem.source_line.startswith("total = 1 ^ 2") and problem.source_line.endswith("…")
+    assert problem.source_line[problem.caret] == "1"
+
+
 def test_rule_violation_with_crlf_line_ends():
     problem = inspect_source(b"x = 1\r\ny = x ^ 1\r\n", [XOR])
     assert problem.line == 2

@@ -18,31 +18,13 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import jinja2
 
 from grader import __version__
-from grader.check.text import visible
 from grader.marks import CaseTally, StudentMarks, plain_number
 from grader.model import CaseResult, Task, TaskResult, Verdict
 from grader.report.class_overview import class_overview
+from grader.report.shown import EVERYTHING, Shown, ShownLine, clipped, shown_lines
 
-# Lines shown from a long output: its start, and this many around the first difference.
-_HEAD_LINES = 60
-_CONTEXT_LINES = 15
-_TAIL_LINES = 5
-# A line longer than this is shown cut (a whole answer printed on one line can be megabytes long).
-_LINE_CHARS = 2000
 # Verdicts of a hidden case that are no hidden failure: it passed, or it was not run.
 _NOT_FAILED = (Verdict.ACCEPTED, Verdict.NOT_RUN)
-
-
-@dataclass(frozen=True)
-class ShownLine:
-    """One line of output as shown: the text split around the highlighted character."""
-
-    number: int
-    before: str
-    marked: str
-    after: str
-    differs: bool
-    gap: int = 0  # >0: this entry stands for that many lines left out
 
 
 @dataclass(frozen=True)
@@ -59,6 +41,8 @@ class CaseView:
     expected_alternatives: int
     missing_final_newline: bool
     ran: bool = True  # False for a not_run case: nothing to show but why
+    message: str = ""  # the case's message, and its error output, as shown (long ones cut: ``Shown``)
+    stderr: str = ""
 
 
 @dataclass(frozen=True)
@@ -72,6 +56,7 @@ class TaskView:
     failed_hidden: int
     first_failing: Optional[CaseView]
     not_run_note: str = ""  # why some cases were not run, and how to run them all
+    cut_note: str = ""  # on the portal: that the page was shortened, and how to see everything
 
 
 @functools.lru_cache(maxsize=1)
@@ -87,55 +72,13 @@ def _environment() -> jinja2.Environment:
     )
 
 
-def _clip(text: str, keep_end: bool = False) -> str:
-    """At most ``_LINE_CHARS`` characters of one line (its start, or its end), saying what was cut."""
-    if len(text) <= _LINE_CHARS:
-        return text
-    cut = f"[{len(text) - _LINE_CHARS:,} characters left out]"
-    return f"{cut} {text[-_LINE_CHARS:]}" if keep_end else f"{text[:_LINE_CHARS]} {cut}"
+def _marked(text: str, diff, shown: Shown) -> Tuple[ShownLine, ...]:
+    return shown_lines(text, diff.line if diff else 0, diff.column if diff else 0, shown)
 
 
-def shown_lines(text: str, mark_line: int = 0, mark_column: int = 0) -> Tuple[ShownLine, ...]:
-    """``text`` as lines for a page, the (1-based) marked line split at its column; long texts cut."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    keep = set(range(min(len(lines), _HEAD_LINES))) | set(range(max(len(lines) - _TAIL_LINES, 0), len(lines)))
-    if mark_line:
-        keep |= set(range(max(mark_line - 1 - _CONTEXT_LINES, 0), min(mark_line + _CONTEXT_LINES, len(lines))))
-    if len(lines) <= _HEAD_LINES + 2 * _CONTEXT_LINES + _TAIL_LINES:
-        keep = set(range(len(lines)))
-    shown: List[ShownLine] = []
-    skipped = 0
-    for index, raw in enumerate(lines):
-        if index not in keep:
-            skipped += 1
-            continue
-        if skipped:
-            shown.append(ShownLine(0, "", "", "", False, gap=skipped))
-            skipped = 0
-        number = index + 1
-        if number == mark_line and mark_column <= 0:  # the whole line, no single character
-            shown.append(ShownLine(number, visible(_clip(raw)), "", "", True))
-        elif number == mark_line:
-            column = mark_column - 1
-            before, rest = _clip(raw[:column], keep_end=True), raw[column:]
-            shown.append(ShownLine(number, visible(before), visible(rest[:1]) or "⏎", visible(_clip(rest[1:])), True))
-        else:
-            shown.append(ShownLine(number, visible(_clip(raw)), "", "", False))
-    if skipped:
-        shown.append(ShownLine(0, "", "", "", False, gap=skipped))
-    if mark_line > len(lines):
-        shown.append(ShownLine(mark_line, "", "(nothing here)", "", True))
-    return tuple(shown)
-
-
-def _marked(text: str, diff) -> Tuple[ShownLine, ...]:
-    return shown_lines(text, diff.line if diff else 0, diff.column if diff else 0)
-
-
-def task_view(result: TaskResult, page: str) -> TaskView:
-    """Build the view of one task page; the first case not accepted is the one open."""
+def task_view(result: TaskResult, page: str, shown: Shown = EVERYTHING, cut_note: str = "") -> TaskView:
+    """Build the view of one task page, its long texts cut as ``shown`` says; the first case not
+    accepted is the one open."""
     first_failing = next((i for i, c in enumerate(result.cases) if not c.accepted), None)
     views = []
     for index, case in enumerate(result.cases):
@@ -148,12 +91,14 @@ def task_view(result: TaskResult, page: str) -> TaskView:
                 anchor=f"case-{index + 1}",
                 open=index == first_failing,
                 show_data=show,
-                input_lines=shown_lines(case.case.input) if show else (),
-                expected_lines=_marked(case.expected, diff) if show and case.case.expected else (),
-                actual_lines=_marked(case.actual, diff) if show else (),
+                input_lines=shown_lines(case.case.input, shown=shown) if show else (),
+                expected_lines=_marked(case.expected, diff, shown) if show and case.case.expected else (),
+                actual_lines=_marked(case.actual, diff, shown) if show else (),
                 expected_alternatives=max(len(case.case.expected) - 1, 0),
                 missing_final_newline=bool(case.actual) and not case.actual.endswith("\n"),
                 ran=ran,
+                message=clipped(case.message, shown.text_chars, "both"),
+                stderr=clipped(case.stderr, shown.text_chars, "both"),
             )
         )
     return TaskView(
@@ -164,6 +109,7 @@ def task_view(result: TaskResult, page: str) -> TaskView:
         failed_hidden=sum(1 for c in result.cases if c.case.hidden and c.verdict not in _NOT_FAILED),
         first_failing=views[first_failing] if first_failing is not None else None,
         not_run_note=not_run_note(result),
+        cut_note=cut_note,
     )
 
 
@@ -212,13 +158,49 @@ def write_html(results: Sequence[TaskResult], folder: Path, environment_note: st
 
 
 def task_page(result: TaskResult, environment_note: str = "") -> str:
-    """The page ``write_html`` writes for one task's ``result``, as text (the portal serves it)."""
-    view = task_view(result, page_names([result])[0])
+    """The page ``write_html`` writes for one task's ``result``, as text."""
+    return _task_html(task_view(result, page_names([result])[0]), environment_note)
+
+
+def _task_html(view: TaskView, environment_note: str) -> str:
     return (
         _environment()
         .get_template("task.html")
         .render(view=view, version=__version__, environment_note=environment_note)
     )
+
+
+# What the portal keeps and shows of a case: its message, error output and outputs, tighter at each
+# step until the page fits its budget (the last step's page is a few KiB a case, whatever was printed).
+PORTAL_STEPS = (
+    Shown(text_chars=2000),
+    Shown(head_lines=10, context_lines=3, tail_lines=2, line_chars=200, text_chars=500),
+    Shown(head_lines=3, context_lines=1, tail_lines=1, line_chars=80, text_chars=200),
+)
+MESSAGE_CHARS = PORTAL_STEPS[0].text_chars  # a case's message, as the portal keeps it (``clipped``)
+PAGE_BYTES = 1_000_000  # a task page the portal keeps, at most (but for a course of thousands of cases)
+
+
+def bounded_task_page(result: TaskResult, environment_note: str = "", budget: int = PAGE_BYTES) -> str:
+    """The task page of ``result`` as the portal keeps it: messages and error outputs cut to their
+    start and end, and, when the page is over ``budget`` bytes, every long text shown shorter (the
+    page, valid HTML whatever was cut, says so and how ``check`` shows everything)."""
+    name = shlex.quote(PurePath(result.file).name)
+    for step, shown in enumerate(PORTAL_STEPS):
+        cut = step > 0 or any(
+            len(c.message) > shown.text_chars or len(c.stderr) > shown.text_chars for c in result.cases
+        )
+        note = ""
+        if cut:
+            note = (
+                "This page is shortened: long outputs, messages and error outputs are cut, each saying how much "
+                f"was left out (the portal keeps at most {budget // 1000:,} kB of a page). "
+                f"'python -m grader check {name}' on your own machine shows everything."
+            )
+        page = _task_html(task_view(result, page_names([result])[0], shown, note), environment_note)
+        if len(page.encode("utf-8", "replace")) <= budget:
+            break
+    return page
 
 
 def _write_atomically(path: Path, text: str) -> None:

@@ -79,13 +79,9 @@ def inspect_source(data: bytes, rules: Iterable[Rule]) -> Optional[SourceProblem
     lines = _text_lines(data)
     message = " ".join(v.message for v in violations)
     source_line = lines[first.line - 1] if 0 < first.line <= len(lines) else ""
-    return SourceProblem(
-        Verdict.RULE_VIOLATION,
-        message,
-        line=first.line,
-        source_line=source_line,
-        caret=_character_column(source_line, first.column),
-    )
+    # a line of a megabyte is shown as the part around the caret, as for a syntax error
+    source_line, caret = _excerpt(source_line, _character_column(source_line, first.column))
+    return SourceProblem(Verdict.RULE_VIOLATION, message, line=first.line, source_line=source_line, caret=caret)
 
 
 def _trial_compile(data: bytes) -> Optional[SourceProblem]:

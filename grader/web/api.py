@@ -2,23 +2,32 @@
 
 Every call but ``/healthz`` needs ``Authorization: Token <token>`` (401 without a valid one).
 Students see only their own submissions (another's is 404, as is one that does not exist);
-instructors (``is_staff``) see all. A hidden case shows its name, verdict and hint only.
+instructors (``is_staff``) see all. A hidden case shows its name, verdict and hint only. The list
+of submissions comes a page at a time, newest first (``?limit=``, ``&before=ID``), the next page's
+address in a ``Link`` header; the answer stays the JSON list ``portal.md`` describes.
 """
 
 from __future__ import annotations
 
 from functools import wraps
+from typing import Optional, Tuple, Union
 
 from django.http import HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from grader.classrun.exports import gradebook_csv
+from grader.report.pages import MESSAGE_CHARS
+from grader.report.shown import clipped
 from grader.web.class_marks import class_marks
 from grader.web.course_state import course_tasks
 from grader.web.gradescope_export import gradescope_zip
 from grader.web.handin import hand_in, read_upload
 from grader.web.handin import regrade as regrade_task
 from grader.web.models import DONE, QUEUED, ApiToken, Submission
+from grader.web.policies import whole_number
+
+PAGE_SIZE, MAX_PAGE_SIZE = 50, 200  # submissions in one answer of GET /api/submissions
+_LARGEST_ID = 2**63 - 1  # a submission's id is a 64-bit integer in every database
 
 
 def _error(status: int, message: str, **headers) -> JsonResponse:
@@ -64,8 +73,22 @@ def tasks(request):
     return JsonResponse([{"id": t.id, "title": t.title, "max_score": t.max_score} for t in found.values()], safe=False)
 
 
+def _cases(results) -> Optional[list]:
+    """The cases as kept, each message cut to its start and end as the grader keeps it now (a row
+    graded by an older grader may hold a longer one)."""
+    if results is None:
+        return None
+    return [
+        dict(case, message=clipped(case["message"], MESSAGE_CHARS, "both"))
+        if isinstance(case, dict) and isinstance(case.get("message"), str)
+        else case
+        for case in results
+    ]
+
+
 def document(submission: Submission) -> dict:
-    """A submission as the API shows it (hidden cases: name, verdict and hint only)."""
+    """A submission as the API shows it (hidden cases: name, verdict and hint only; each case's
+    message at most ``MESSAGE_CHARS`` characters, its start and end)."""
     done = submission.status == DONE
     return {
         "id": submission.id,
@@ -77,7 +100,7 @@ def document(submission: Submission) -> dict:
         "verdict": submission.verdict if done else None,
         "score": submission.score if done else None,
         "max_score": submission.max_score if done else None,
-        "cases": submission.results if done else None,
+        "cases": _cases(submission.results) if done else None,
         "notes": submission.notes if done else None,
         "report_url": f"/submissions/{submission.id}/report" if done else None,
     }
@@ -91,7 +114,8 @@ def _visible(request, queryset):
 def submission(request, number: int):
     if request.method != "GET":
         return _error(405, "GET only")
-    found = _visible(request, Submission.objects.select_related("student")).filter(id=number).first()
+    found = _visible(request, Submission.objects.select_related("student")).defer("data", "report")
+    found = found.filter(id=number).first()
     if found is None:
         return _error(404, f"there is no submission {number} of yours")
     return JsonResponse(document(found))
@@ -103,12 +127,39 @@ def submissions(request):
         return _hand_in(request)
     if request.method != "GET":
         return _error(405, "GET or POST only")
-    found = _visible(request, Submission.objects.select_related("student")).order_by("-id")
+    # (never the file's bytes nor the report page: a page of 200 would read hundreds of megabytes)
+    found = _visible(request, Submission.objects.select_related("student")).defer("data", "report").order_by("-id")
     if request.GET.get("task"):
         found = found.filter(task=request.GET["task"])
     if request.user.is_staff and request.GET.get("student"):
         found = found.filter(student__username=request.GET["student"])
-    return JsonResponse([document(s) for s in found[:500]], safe=False)
+    page = _page(request.GET)
+    if isinstance(page, str):
+        return _error(400, page)
+    limit, before = page
+    if before is not None:
+        found = found.filter(id__lt=before)
+    rows = list(found[: limit + 1])  # one more than asked: is there a next page?
+    response = JsonResponse([document(s) for s in rows[:limit]], safe=False)
+    if len(rows) > limit:
+        following = request.GET.copy()
+        following["limit"], following["before"] = str(limit), str(rows[limit - 1].id)
+        response["Link"] = f'<{request.build_absolute_uri(request.path)}?{following.urlencode()}>; rel="next"'
+    return response
+
+
+def _page(query) -> Union[Tuple[int, Optional[int]], str]:
+    """(how many, below which id) from ``?limit=`` (default ``PAGE_SIZE``) and ``&before=ID`` (none:
+    from the newest), or the sentence saying what is wrong with them."""
+    limit = whole_number(query.get("limit") or str(PAGE_SIZE), "limit", 1, MAX_PAGE_SIZE)
+    if isinstance(limit, str):
+        return f"{limit} (submissions a page; the default is {PAGE_SIZE})"
+    if not query.get("before"):
+        return limit, None
+    before = whole_number(query["before"], "before id", 1, _LARGEST_ID)
+    if isinstance(before, str):
+        return before + " (the id of a submission: the list goes on with those older than it)"
+    return limit, before
 
 
 def _hand_in(request):

@@ -20,6 +20,7 @@ from django.db.models.signals import post_save
 from grader.classrun.grade_class import StudentWork
 from grader.model import Task, TaskResult
 from grader.report import pages as report
+from grader.report.shown import clipped
 from grader.web import queue
 from grader.web.course_state import CourseUnavailable, course_tasks
 from grader.web.grading_backends import Grading, WorkLost
@@ -51,13 +52,17 @@ def unit_of(row: Submission, task: Task) -> StudentWork:
 
 
 def result_fields(result: TaskResult, page: str, fingerprint: str) -> dict:
-    """The row's fields for a graded ``result``, its report ``page`` and its case set's ``fingerprint``."""
+    """The row's fields for a graded ``result``, its report ``page`` and its case set's ``fingerprint``.
+
+    A message or note is kept cut to its start and end (``report.MESSAGE_CHARS``, as the page shows
+    it): a student's program decides how long the text it quotes is, and every case's is kept.
+    """
     cases = [
         {
             "name": case.case.name,
             "verdict": case.verdict.value,
             # a hidden case: its name, verdict, fixed sentence and hint (``CaseResult.concealed``), no time
-            "message": case.message,
+            "message": clipped(case.message, report.MESSAGE_CHARS, "both"),
             "hidden": case.case.hidden,
             "points": result.points_of(case.case),
             "time_s": None if case.case.hidden else round(case.time_s, 3),
@@ -73,7 +78,7 @@ def result_fields(result: TaskResult, page: str, fingerprint: str) -> dict:
         "score": result.score,
         "max_score": result.max_score,
         "results": cases,
-        "notes": list(result.notes),
+        "notes": [clipped(note, report.MESSAGE_CHARS, "both") for note in result.notes],
     }
 
 
@@ -87,7 +92,7 @@ def grade_row(number: int, grading: Grading) -> dict:
     task, fingerprint = found
     work = unit_of(row, task)
     (result,) = grading.grade(work)
-    fields = result_fields(result, report.task_page(result, "graded on the portal"), fingerprint)
+    fields = result_fields(result, report.bounded_task_page(result, "graded on the portal"), fingerprint)
     if work.refused:
         missing = sorted(work.refused)
         listed = ", ".join(missing[:-1]) + " and " + missing[-1] if len(missing) > 1 else missing[0]

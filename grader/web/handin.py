@@ -2,9 +2,14 @@
 
 In: the student, the task's id and the file's bytes (or an upload); an instructor's regrade of a
 task. Out: a ``HandIn`` (the new row, or the HTTP status and the sentence that says why not: 400
-unknown task or no file, 413 over the grader's size limit, 429 too soon or too often, with the
-seconds to wait) and, for a regrade, how many latest submissions are graded again. Each caller
-words the answer its own way (JSON or a page); the rules live here once.
+unknown task or no file, 413 over the grader's size limit, 429 too soon, too often or too many
+waiting to be graded, with the seconds to wait) and, for a regrade, how many latest submissions are
+graded again. Each caller words the answer its own way (JSON or a page); the rules live here once.
+
+The limits are counted and the row written in one transaction that holds the student: two hand-ins
+of one student, through any web process, are checked one after the other (PostgreSQL: the student's
+row locked ``FOR UPDATE``; SQLite: every write transaction is immediate, one writer at a time), so
+parallel uploads never get past a limit together.
 """
 
 from __future__ import annotations
@@ -14,12 +19,17 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Optional
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
 from grader.submission.files import MAX_SOURCE_BYTES
 from grader.web.course_state import course_tasks
 from grader.web.models import Submission, TaskPolicy
+from grader.web.policies import max_waiting, waiting_count
+
+# When to try again after a refusal for too many waiting (a guess: a grading takes seconds).
+WAITING_RETRY_S = 10
 
 
 @dataclass(frozen=True)
@@ -48,6 +58,13 @@ def _too_soon(policy, student, task, now) -> int:
     return 0
 
 
+def _hold(student) -> None:
+    """Make this transaction the only one handing in for ``student`` until it ends. PostgreSQL: lock
+    the student's row (READ COMMITTED reads, after the lock, what the one before wrote). SQLite has
+    no row locks and needs none: the transaction is immediate, so it already is the only writer."""
+    list(get_user_model().objects.select_for_update().filter(pk=student.pk).values_list("pk", flat=True))
+
+
 def read_upload(upload) -> Optional[bytes]:
     """An upload's bytes, or None when it is over the grader's size limit (read no further)."""
     if upload.size > MAX_SOURCE_BYTES:
@@ -70,6 +87,7 @@ def hand_in(student, task_id: str, data: Optional[bytes], too_large: bool = Fals
     if data is None:
         return HandIn(status=400, message="no file: send the exercise file (or paste its text)")
     with transaction.atomic():  # the limits are checked where the row is written: no race between two uploads
+        _hold(student)
         now = timezone.now()
         policy = TaskPolicy.objects.filter(task=task_id).first()
         wait = _too_soon(policy, student, task_id, now)
@@ -77,6 +95,15 @@ def hand_in(student, task_id: str, data: Optional[bytes], too_large: bool = Fals
             return HandIn(status=429, message=f"you have handed in {task_id} the {policy.max_count} times allowed")
         if wait > 0:
             return HandIn(status=429, message=f"hand in {task_id} again in {wait} s", retry_after=wait)
+        bound = max_waiting()
+        waiting = waiting_count(student) if bound else 0
+        if bound and waiting >= bound:
+            return HandIn(
+                status=429,
+                message=f"you have {waiting} submissions waiting to be graded (at most {bound} may wait at once); "
+                "hand in again when one is done",
+                retry_after=WAITING_RETRY_S,
+            )
         row = Submission.objects.create(
             student=student,
             task=task_id,

@@ -77,11 +77,19 @@ LATEST, BEST = "latest", "best"
 MARKS_FROM = [(LATEST, "each student's latest graded submission"), (BEST, "each student's best graded submission")]
 
 
+# Submissions of one student that may wait to be graded (queued or being graded) at once, unless
+# the course sets another bound: enough for ``submit`` to hand in every exercise file of the lab in
+# one go, few enough that a flood of hand-ins is refused before it fills the queue.
+MAX_WAITING = 10
+
+
 class CourseSetting(models.Model):
     """The course's settings, one row (``pk`` 1; none yet means the defaults): which of a student's
-    graded submissions of a task the class page and the gradebooks count."""
+    graded submissions of a task the class page and the gradebooks count, and how many of a
+    student's submissions may wait to be graded at once (0: no bound)."""
 
     marks_from = models.CharField(max_length=8, choices=MARKS_FROM, default=LATEST)
+    max_waiting = models.PositiveIntegerField(default=MAX_WAITING)
 
 
 class FirstSignIn(models.Model):

@@ -1,8 +1,9 @@
-"""Instructors' per-task limits and the course's choice of marks: read from a form, described in words.
+"""Instructors' per-task limits and the course's settings: read from a form, described in words.
 
 In: the instructor's form fields (minimum interval in seconds, maximum count, deadline in UTC; or
-"latest"/"best"). Out: the values to store, or the sentence that says what is wrong (nothing is
-stored then); the lines a student's task page shows; which submissions count for the class's marks.
+"latest"/"best"; or how many of a student's submissions may wait to be graded at once). Out: the
+values to store, or the sentence that says what is wrong (nothing is stored then); the lines a
+student's task page shows; which submissions count for the class's marks.
 The checks at hand-in time live in ``handin``; this module only sets what they read.
 """
 
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import List, Optional, Tuple, Union
 
-from grader.web.models import BEST, LATEST, CourseSetting, Submission, TaskPolicy
+from grader.web.models import BEST, LATEST, MAX_WAITING, QUEUED, RUNNING, CourseSetting, Submission, TaskPolicy
 
 MAX_INTERVAL_S = 366 * 24 * 3600  # a year: anything longer is a typo, not a rule
 MAX_COUNT = 10_000
@@ -29,7 +30,7 @@ class Limits:
     deadline: Optional[datetime]
 
 
-def _whole(text: str, what: str, low: int, high: int) -> Union[int, str]:
+def whole_number(text: str, what: str, low: int, high: int) -> Union[int, str]:
     """A whole number in [low, high], or the sentence saying why ``text`` is not one."""
     text = text.strip()
     if len(text) > 20 or not re.fullmatch(r"-?[0-9]+", text):
@@ -65,12 +66,12 @@ def parse_deadline(text: str) -> Union[Optional[datetime], str]:
 def parse_limits(form) -> Union[Limits, str]:
     """The limits in ``form`` (``min_interval_s``, ``max_count``, ``deadline``), or what is wrong."""
     interval_text = form.get("min_interval_s", "").strip() or "0"
-    interval = _whole(interval_text, "minimum interval", 0, MAX_INTERVAL_S)
+    interval = whole_number(interval_text, "minimum interval", 0, MAX_INTERVAL_S)
     if isinstance(interval, str):
         return interval
     count: Union[int, str, None] = None
     if form.get("max_count", "").strip():
-        count = _whole(form["max_count"], "maximum count", 1, MAX_COUNT)
+        count = whole_number(form["max_count"], "maximum count", 1, MAX_COUNT)
         if isinstance(count, str):
             return count + " (leave it empty for no limit)"
     deadline = parse_deadline(form.get("deadline", ""))
@@ -98,11 +99,18 @@ def policies_by_task() -> dict:
 
 
 def limits_in_words(task_id: str, student) -> List[str]:
-    """What a student should know of a task's limits and deadline, one sentence each ([] for none)."""
+    """What a student should know of a task's limits and deadline, and of the course's bound on
+    submissions waiting to be graded, one sentence each ([] for none)."""
+    said = []
+    bound = max_waiting()
+    if bound:
+        waiting = waiting_count(student)
+        said.append(
+            f"At most {bound} of your submissions may wait to be graded at once; you have {waiting} waiting now."
+        )
     policy = TaskPolicy.objects.filter(task=task_id).first()
     if policy is None:
-        return []
-    said = []
+        return said
     if policy.max_count is not None:
         used = Submission.objects.filter(student=student, task=task_id).count()
         said.append(f"You may hand it in {policy.max_count} times; you have used {used}.")
@@ -128,3 +136,25 @@ def parse_marks_from(text: str) -> Tuple[Optional[str], str]:
 
 def store_marks_from(choice: str) -> None:
     CourseSetting.objects.update_or_create(pk=1, defaults={"marks_from": choice})
+
+
+def max_waiting() -> int:
+    """How many of a student's submissions may wait to be graded at once (0: no bound)."""
+    setting = CourseSetting.objects.filter(pk=1).first()
+    return setting.max_waiting if setting is not None else MAX_WAITING
+
+
+def waiting_count(student) -> int:
+    """How many of ``student``'s submissions wait to be graded: queued, or being graded (a regrade
+    of a graded one keeps its status, and is not the student's doing)."""
+    return Submission.objects.filter(student=student, status__in=(QUEUED, RUNNING)).count()
+
+
+def parse_max_waiting(text: str) -> Union[int, str]:
+    """The bound in the form (empty or 0: no bound), or the sentence saying what is wrong."""
+    number = whole_number(text.strip() or "0", "number of submissions waiting", 0, MAX_COUNT)
+    return number + " (0 or empty for no bound)" if isinstance(number, str) else number
+
+
+def store_max_waiting(bound: int) -> None:
+    CourseSetting.objects.update_or_create(pk=1, defaults={"max_waiting": bound})

@@ -6,8 +6,8 @@ page). Out: the class overview ``grade`` writes (``report.pages.class_html``), f
 latest (or best) graded submissions (``class_marks``), served at ``/teach/class/`` so that its links
 to ``NAME/index.html`` open that student's history; the queue (waiting, running, errors with their
 sentences); a regrade per task (POST, CSRF-protected, the API's regrade); the gradebook CSV; the
-limits' and the marks' forms (POST, CSRF-protected; a bad value is a 400 page saying why, and
-nothing changes).
+forms of the limits, the marks and the bound on each student's submissions waiting to be graded
+(POST, CSRF-protected; a bad value is a 400 page saying why, and nothing changes).
 """
 
 from __future__ import annotations
@@ -31,12 +31,15 @@ from grader.web.models import ERROR, Submission
 from grader.web.pages import REPORT_POLICY
 from grader.web.policies import (
     marks_from,
+    max_waiting,
     parse_limits,
     parse_marks_from,
+    parse_max_waiting,
     policies_by_task,
     shown_deadline,
     store_limits,
     store_marks_from,
+    store_max_waiting,
 )
 from grader.web.queue import live_workers
 from grader.web.views_student import line
@@ -82,6 +85,7 @@ def teach(request, problem: str = "", status: int = 200):
             for task in tasks.values()
         ],
         "marks_from": marks_from(),
+        "max_waiting": max_waiting(),
         "problem": problem,
         "course_problem": course_problem(),
         "students": list(students),
@@ -114,6 +118,19 @@ def marks(request):
         return teach(request, problem=f"{problem[0].upper()}{problem[1:]}; nothing was changed.", status=400)
     store_marks_from(choice)
     messages.success(request, f"Marks now come from each student's {choice} graded submission.")
+    return redirect("teach")
+
+
+@require_POST
+@staff_required
+def waiting_bound(request):
+    """Set how many of a student's submissions may wait to be graded at once (0 or empty: no bound)."""
+    bound = parse_max_waiting(request.POST.get("max_waiting", ""))
+    if isinstance(bound, str):
+        return teach(request, problem=f"{bound[0].upper()}{bound[1:]}; nothing was changed.", status=400)
+    store_max_waiting(bound)
+    said = f"at most {bound} of a student's submissions" if bound else "any number of a student's submissions"
+    messages.success(request, f"Now {said} may wait to be graded at once.")
     return redirect("teach")
 
 
