@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from grader.web import api, login, pages, views_instructor, views_student
+from grader.web import account, api, login, pages, views_instructor, views_student
 
 urlpatterns = [
     path("healthz", api.healthz),
@@ -15,6 +15,7 @@ urlpatterns = [
     path("login/", login.SignIn.as_view(), name="login"),
     path("logout/", login.sign_out, name="logout"),
     path("password/", login.FirstPassword.as_view(), name="password_change"),
+    path("account/", account.account, name="account"),
     path("", views_student.home, name="home"),
     path("tasks/<str:task_id>/", views_student.task, name="task"),
     path("submissions/<int:number>/", views_student.submission, name="submission"),
