@@ -114,6 +114,8 @@ def test_weak_passwords_are_refused_at_password_with_djangos_sentences(portal):
 
 def test_a_fullwidth_name_shares_the_budget_of_the_account_it_signs_in_as(portal):
     url, _, tables, _ = portal
+    for hostile in ("b\x00en", "ｂ" * 400, b"\xed\xa0\x80\xff"):  # no account, no crash (NUL: PostgreSQL)
+        assert Visitor(url).sign_in(hostile, "wrong password").status == 200
     for _ in range(4):  # the first three are free, so these four are all checked and counted
         assert Visitor(url).sign_in("ｂｅｎ", "wrong password").status == 200
     tables.pile_failures(12)  # a long attack under that name
