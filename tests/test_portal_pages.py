@@ -145,16 +145,38 @@ def test_the_session_cookie_is_httponly_and_samesite():
 
 def test_failed_sign_ins_are_throttled_with_when_to_retry():
     from django.test import Client
+    from django.utils import timezone
+
+    from grader.web.login import FREE_FAILURES, MAX_DELAY_S, account_key
+    from grader.web.models import FailedSignIn
 
     client = Client()
-    for _ in range(5):
+    for _ in range(FREE_FAILURES + 1):  # the free ones, and the one that starts the account's delay
         assert client.post("/login/", {"username": "ann", "password": "wrong"}).status_code == 200
+    # more of them, now: the delay grows to its longest
+    FailedSignIn.objects.bulk_create([FailedSignIn(key=account_key("ann"), at=timezone.now()) for _ in range(10)])
     refused = client.post("/login/", {"username": "ann", "password": PASSWORD})
-    assert refused.status_code == 429 and 0 < int(refused["Retry-After"]) <= 300
+    assert refused.status_code == 429 and 0 < int(refused["Retry-After"]) <= MAX_DELAY_S
     assert "Try again in" in refused.content.decode()
-    # another account from another address may still sign in
-    other = Client(REMOTE_ADDR="10.0.0.9").post("/login/", {"username": "ben", "password": PASSWORD})
-    assert other.status_code == 302
+    # another account from the same address may still sign in
+    assert Client().post("/login/", {"username": "ben", "password": PASSWORD}).status_code == 302
+
+
+def test_a_session_ends_a_lab_day_after_its_sign_in_however_active():
+    from django.conf import settings
+    from django.test import Client
+
+    from grader.web.login import SIGNED_IN_AT
+
+    client = Client()
+    assert client.post("/login/", {"username": "ann", "password": PASSWORD}).status_code == 302
+    assert client.get("/").status_code == 200
+    session = client.session
+    session[SIGNED_IN_AT] -= settings.SESSION_COOKIE_AGE + 1  # signed in a lab day ago
+    session.save()
+    ended = client.get("/")
+    assert ended.status_code == 302 and ended["Location"].startswith("/login/")
+    assert client.get("/").status_code == 302  # signed out, not only sent away
 
 
 def test_a_first_sign_in_leads_to_the_password_change_before_anything_else(roster):

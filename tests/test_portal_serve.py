@@ -3,7 +3,6 @@ the database is the queue's truth, so a server killed with SIGKILL loses nothing
 
 from __future__ import annotations
 
-import http.cookiejar
 import json
 import os
 import re
@@ -22,6 +21,7 @@ import pytest
 pytest.importorskip("django", reason="the portal needs the web extra (Django, Python 3.10+)")
 pytest.importorskip("waitress", reason="the portal needs the web extra (waitress)")
 
+from portal_http import Tables, Visitor  # noqa: E402
 from support import PROJECT, solution  # noqa: E402
 
 SUBMISSIONS = 20  # from two students: each may have 10 waiting to be graded at once
@@ -123,22 +123,12 @@ def test_a_server_killed_with_sigkill_loses_nothing_and_grades_everything(data_w
 
 def sign_in(url, username, password, forwarded_for=None):
     """The status of one sign-in through the page's form (its CSRF token included)."""
-    jar = http.cookiejar.CookieJar()
-    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-    extra = {"X-Forwarded-For": forwarded_for} if forwarded_for else {}
-    with opener.open(urllib.request.Request(f"{url}/login/", headers=extra), timeout=30) as page:
-        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.read().decode()).group(1)
-    form = urllib.parse.urlencode({"username": username, "password": password, "csrfmiddlewaretoken": token})
-    posted = urllib.request.Request(f"{url}/login/", data=form.encode(), headers={**extra, "Referer": f"{url}/login/"})
-    try:
-        with opener.open(posted, timeout=30) as answer:
-            return answer.status
-    except urllib.error.HTTPError as error:
-        return error.code
+    return Visitor(url, forwarded_for).sign_in(username, password).status
 
 
 def test_sign_in_limits_hold_across_a_restart_and_the_proxy_is_believed_alone(data_with_users):
     data, _, db = data_with_users
+    tables = Tables(data, db)
     server, url = start(data, *db, "--proxy", "127.0.0.1", "--allowed-host", "nim.example.edu")
     try:
         for name, status in (("nim.example.edu", 200), ("evil.example.com", 400)):
@@ -147,8 +137,11 @@ def test_sign_in_limits_hold_across_a_restart_and_the_proxy_is_believed_alone(da
                     assert page.status == status
             except urllib.error.HTTPError as error:
                 assert error.code == status
-        assert [sign_in(url, "ann", "wrong", "10.1.1.1") for _ in range(5)] == [200] * 5
-        assert sign_in(url, "teach", "wrong", "10.1.1.1") == 429  # that address is held back
+        assert [sign_in(url, "ann", "wrong", "10.1.1.1") for _ in range(4)] == [200] * 4  # checked, counted
+        tables.pile_failures(20)  # ann's account at its longest delay
+        tables.pile_failures(60, address=True)  # and 10.1.1.1 over its bound
+        assert sign_in(url, "ann", "wrong", "10.1.1.2") == 429  # ann's account is held, from anywhere
+        assert sign_in(url, "teach", "wrong", "10.1.1.1") == 429  # that address's wrong passwords are held back
         assert sign_in(url, "teach", "wrong", "10.1.1.2") == 200  # another client behind the proxy is not
     finally:
         server.send_signal(signal.SIGTERM)
@@ -157,7 +150,8 @@ def test_sign_in_limits_hold_across_a_restart_and_the_proxy_is_believed_alone(da
     try:
         assert sign_in(url, "ann", "wrong", "10.9.9.9") == 429  # ann's failures outlived the restart
         assert [sign_in(url, f"user{n}", "wrong", f"10.2.2.{n}") for n in range(5)] == [200] * 5
-        assert sign_in(url, "x", "wrong", "10.3.3.3") == 429  # five from 127.0.0.1, whatever the header said
+        tables.pile_failures(60, address=True)  # the address of the latest failure over its bound
+        assert sign_in(url, "x", "wrong", "10.3.3.3") == 429  # all from 127.0.0.1, whatever the header said
     finally:
         server.send_signal(signal.SIGTERM)
         assert server.wait(timeout=60) == 0

@@ -242,13 +242,14 @@ def test_no_token_is_a_sentence_and_nothing_is_sent(portal, run, nim_sum):
     code, _, err = run(nim_sum, "--server", portal.url)
     assert code == 2
     assert "no token: pass --token TOKEN or set NIM_GRADER_TOKEN" in err
+    assert "make one on the portal's account page (sign in, then Account: /account/)" in err
     assert portal.requests == []
 
 
-def test_a_refused_token_says_to_ask_for_a_new_one(portal, run, nim_sum):
+def test_a_refused_token_sends_the_student_to_the_account_page(portal, run, nim_sum):
     code, _, err = run(nim_sum, "--server", portal.url, "--token", WRONG_TOKEN)
     assert code == 2
-    assert "the token was refused: ask your instructor for a new one (python -m grader users token)" in err
+    assert f"the token was refused: make a new one on the portal's account page, {portal.url}/account/" in err
     assert portal.posts() == []
 
 

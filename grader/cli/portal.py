@@ -96,7 +96,9 @@ def add_parsers(commands) -> None:
     token = actions.add_parser("token", help="print a new API token for each user named")
     token.add_argument("usernames", nargs="+", metavar="USERNAME")
     password = actions.add_parser(
-        "password", help="print a new one-time password for each user named (a forgotten password; work stays)"
+        "password",
+        help="print a new one-time password for each user named (a forgotten password; work stays; "
+        "their old password, API token and sessions end)",
     )
     password.add_argument("usernames", nargs="+", metavar="USERNAME")
     for action in (roster, token, password):

@@ -38,7 +38,8 @@ MAX_ANSWER_BYTES = 4 * 1024 * 1024
 REQUEST_TIMEOUT_S = 30.0
 STATUSES = ("queued", "running", "done", "error")
 _VERDICTS = frozenset(v.value for v in Verdict)
-_TOKEN_HELP = "ask your instructor for a new one (python -m grader users token)"
+# Where a student gets a token: the portal's account page, signed in (``grader.web.account``).
+_TOKEN_HELP = "make one on the portal's account page (sign in, then Account: /account/)"
 
 
 class PortalError(GraderError):
@@ -253,7 +254,7 @@ class PortalClient:
     def _status_sentence(self, status: int, headers) -> str:
         shown = self.portal.shown
         if status == 401:
-            return f"the token was refused: {_TOKEN_HELP}."
+            return f"the token was refused: make a new one on the portal's account page, {shown}/account/ (signed in)."
         if status == 403:
             return f"the portal at {shown} does not let this account do that: ask your instructor."
         if status == 413:

@@ -7,3 +7,10 @@ class PortalConfig(AppConfig):
     name = "grader.web"
     label = "portal"
     verbose_name = "nim-grader portal"
+
+    def ready(self) -> None:
+        from django.contrib.auth.signals import user_logged_in
+
+        from grader.web.login import mark_signed_in
+
+        user_logged_in.connect(mark_signed_in, dispatch_uid="grader.web.signed_in_at")

@@ -1,4 +1,5 @@
-"""Accounts from the instructor's roster, and API tokens (``users import``, ``users token``).
+"""Accounts from the instructor's roster, API tokens and one-time passwords (``users import``,
+``users token``, ``users password``, and the ``/account/`` page).
 
 In: a CSV with a header row holding at least ``username`` and ``role`` (``student`` or
 ``instructor``), optionally ``name`` and ``email``. Out: the accounts created or updated (never
@@ -103,9 +104,26 @@ def _users(usernames: Sequence[str]) -> dict:
     return found
 
 
+def end_sessions(users) -> int:
+    """Sign ``users`` out everywhere: delete their sessions (Django keeps them by key, not by user,
+    so every live session is read). Returns how many ended."""
+    from django.contrib.sessions.models import Session
+    from django.utils import timezone
+
+    ids = {str(user.pk) for user in users}
+    ended = [
+        session.pk
+        for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator()
+        if str(session.get_decoded().get("_auth_user_id")) in ids
+    ]
+    Session.objects.filter(pk__in=ended).delete()
+    return len(ended)
+
+
 def new_passwords(usernames: Sequence[str]) -> List[Tuple[str, str]]:
-    """A new one-time password for each user named (one who forgot theirs; their work stays):
-    (username, password). Each leads to the password change at the next sign-in, as a first one."""
+    """A new one-time password for each user named (one who forgot theirs, or whose account may be
+    in other hands; their work stays): (username, password). The old password, API token and
+    sessions stop working; the next sign-in leads to the password change, as a first one does."""
     found = _users(usernames)
     issued = []
     with transaction.atomic():
@@ -114,8 +132,17 @@ def new_passwords(usernames: Sequence[str]) -> List[Tuple[str, str]]:
             found[name].set_password(password)
             found[name].save()
             FirstSignIn.objects.get_or_create(user=found[name])
+            ApiToken.objects.filter(user=found[name]).delete()
             issued.append((name, password))
+        end_sessions(found.values())
     return issued
+
+
+def new_token(user) -> str:
+    """A new API token for ``user`` (the previous one stops working), to be shown once."""
+    token = secrets.token_urlsafe(32)
+    ApiToken.objects.update_or_create(user=user, defaults={"digest": ApiToken.digest_of(token)})
+    return token
 
 
 def new_tokens(usernames: Sequence[str]) -> List[Tuple[str, str]]:
@@ -124,7 +151,5 @@ def new_tokens(usernames: Sequence[str]) -> List[Tuple[str, str]]:
     issued = []
     with transaction.atomic():
         for name in usernames:
-            token = secrets.token_urlsafe(32)
-            ApiToken.objects.update_or_create(user=found[name], defaults={"digest": ApiToken.digest_of(token)})
-            issued.append((name, token))
+            issued.append((name, new_token(found[name])))
     return issued

@@ -23,6 +23,7 @@ DATABASE_FILE = "portal.sqlite3"
 # A web thread or a grader keeps its database connection this long: a new PostgreSQL connection
 # per request costs a server process (a burst of uploads would spend its CPU on them).
 KEEP_CONNECTIONS_S = 300
+SESSION_AGE_S = 12 * 3600  # a lab day
 
 
 def _secret_key(data: Path) -> str:
@@ -129,6 +130,7 @@ def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tup
             "django.contrib.auth.middleware.AuthenticationMiddleware",
             "django.contrib.messages.middleware.MessageMiddleware",
             "django.middleware.clickjacking.XFrameOptionsMiddleware",
+            "grader.web.login.SessionAgeMiddleware",
             "grader.web.login.FirstPasswordMiddleware",
             "grader.web.login.PolicyMiddleware",
         ],
@@ -157,6 +159,16 @@ def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tup
         LOGIN_REDIRECT_URL="/",
         MESSAGE_STORAGE="django.contrib.messages.storage.session.SessionStorage",
         SESSION_COOKIE_HTTPONLY=True,
+        # shared lab PCs: a session ends with the browser, and on the server after a lab day at most
+        SESSION_EXPIRE_AT_BROWSER_CLOSE=True,
+        SESSION_COOKIE_AGE=SESSION_AGE_S,
+        # every password a person chooses (/password/) is checked: length, common lists, the username
+        AUTH_PASSWORD_VALIDATORS=[
+            {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+            {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+            {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+            {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+        ],
         SESSION_COOKIE_SAMESITE="Lax",
         CSRF_COOKIE_SAMESITE="Lax",
         # behind a reverse proxy with TLS (README): cookies only over HTTPS

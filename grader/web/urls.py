@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from grader.web import api, failures, login, pages, views_instructor, views_student
+from grader.web import account, api, failures, login, pages, views_instructor, views_student
 
 # a plain page for the pages' 404 and 500 (the API's are JSON: failures.ApiErrors)
 handler404 = failures.page_not_found
@@ -19,6 +19,7 @@ urlpatterns = [
     path("login/", login.SignIn.as_view(), name="login"),
     path("logout/", login.sign_out, name="logout"),
     path("password/", login.FirstPassword.as_view(), name="password_change"),
+    path("account/", account.account, name="account"),
     path("", views_student.home, name="home"),
     path("tasks/<str:task_id>/", views_student.task, name="task"),
     path("submissions/<int:number>/", views_student.submission, name="submission"),

@@ -1,0 +1,122 @@
+"""What the tests against a real ``serve`` share: a visitor that keeps its cookies and does the
+CSRF dance as a browser does, and the portal's tables read and written directly (SQLite in the data
+folder, or the PostgreSQL database a ``--db`` option names), to stand for time passing or a long
+attack without sleeping through it."""
+
+from __future__ import annotations
+
+import http.cookiejar
+import re
+import sqlite3
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    headers: Dict[str, str]
+    text: str
+    set_cookies: List[str]
+
+
+class _Stay(urllib.request.HTTPRedirectHandler):
+    """A redirect is an answer to look at, not followed."""
+
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+class Visitor:
+    """One browser: its cookies, and the address a proxy would say it has (``forwarded_for``)."""
+
+    def __init__(self, url: str, forwarded_for: Optional[str] = None) -> None:
+        self.url = url
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar), _Stay())
+        self.extra = {"X-Forwarded-For": forwarded_for} if forwarded_for else {}
+
+    def _open(self, request) -> Answer:
+        try:
+            answer = self.opener.open(request, timeout=60)
+        except urllib.error.HTTPError as error:
+            answer = error
+        with answer:
+            text = answer.read().decode("utf-8", "replace")
+            return Answer(answer.status, dict(answer.headers.items()), text, answer.headers.get_all("Set-Cookie") or [])
+
+    def get(self, path: str, headers: Optional[dict] = None) -> Answer:
+        return self._open(urllib.request.Request(self.url + path, headers={**self.extra, **(headers or {})}))
+
+    def post(self, path: str, fields: dict, form_page: Optional[str] = None) -> Answer:
+        """POST ``fields`` to ``path`` with the CSRF token of the form ``form_page`` (default: ``path``) shows."""
+        page = self.get(form_page or path)
+        found = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)
+        assert found, f"{form_page or path} ({page.status}) has no form"
+        data = urllib.parse.urlencode({**fields, "csrfmiddlewaretoken": found.group(1)}).encode()
+        headers = {**self.extra, "Referer": self.url + (form_page or path)}
+        return self._open(urllib.request.Request(self.url + path, data=data, headers=headers))
+
+    def sign_in(self, username: str, password: str) -> Answer:
+        return self.post("/login/", {"username": username, "password": password})
+
+    def cookie(self, name: str) -> Optional[str]:
+        return next((c.value for c in self.jar if c.name == name), None)
+
+
+class Tables:
+    """The portal's tables, for a test to read and to stand for time passing (``age_failures``) or
+    for a long attack (``pile_failures``)."""
+
+    def __init__(self, data: Path, db_options: Sequence[str]) -> None:
+        self.url = db_options[1] if db_options else None
+        self.path = data / "portal.sqlite3"
+
+    def run(self, sql: str, params: tuple = ()) -> list:
+        if self.url:
+            import psycopg
+
+            with psycopg.connect(self.url, autocommit=True) as db:
+                cursor = db.execute(sql, params)
+                return cursor.fetchall() if cursor.description else []
+        with sqlite3.connect(self.path, timeout=30) as db:
+            return db.execute(sql.replace("%s", "?"), params).fetchall()
+
+    def stamp(self, moment: datetime):
+        """A time as the database keeps it (SQLite: Django's naive UTC text)."""
+        return moment if self.url else str(moment.astimezone(timezone.utc).replace(tzinfo=None))
+
+    def read_time(self, value) -> datetime:
+        return value if isinstance(value, datetime) else datetime.fromisoformat(value).replace(tzinfo=timezone.utc)
+
+    def clear_failures(self) -> None:
+        self.run("DELETE FROM portal_failedsignin")
+
+    def age_failures(self, seconds: float) -> None:
+        """Every failed sign-in happened ``seconds`` earlier: as if that long had passed."""
+        for number, at in self.run("SELECT id, at FROM portal_failedsignin"):
+            earlier = self.read_time(at) - timedelta(seconds=seconds)
+            self.run("UPDATE portal_failedsignin SET at = %s WHERE id = %s", (self.stamp(earlier), number))
+
+    def pile_failures(self, count: int, address: bool = False) -> None:
+        """More failures, now, against the key of the latest failure (its address's key, or the
+        account's), until it has ``count``: a long attack, without making each one."""
+        where = "key LIKE 'addr:%%'" if address else "key NOT LIKE 'addr:%%'"
+        (key,) = self.run(f"SELECT key FROM portal_failedsignin WHERE {where} ORDER BY id DESC LIMIT 1")[0]
+        (have,) = self.run("SELECT COUNT(*) FROM portal_failedsignin WHERE key = %s", (key,))[0]
+        now = self.stamp(datetime.now(timezone.utc))
+        for _ in range(count - have):
+            self.run("INSERT INTO portal_failedsignin (key, at) VALUES (%s, %s)", (key, now))
+
+    def session_expiry(self, session_key: str) -> datetime:
+        (at,) = self.run("SELECT expire_date FROM django_session WHERE session_key = %s", (session_key,))[0]
+        return self.read_time(at)
+
+    def expire_session(self, session_key: str) -> None:
+        past = self.stamp(datetime.now(timezone.utc) - timedelta(seconds=1))
+        self.run("UPDATE django_session SET expire_date = %s WHERE session_key = %s", (past, session_key))

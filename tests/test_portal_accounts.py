@@ -1,0 +1,214 @@
+"""Accounts fit for a lab, against a real ``serve``: passwords checked by Django's validators,
+sign-in limits that keep guessing slow yet never lock a room or a named student out for long,
+``users password`` ending the old token and sessions, sessions that end with the browser and a lab
+day, and the account page where a student makes or revokes a token and an instructor resets a
+student's password."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+pytest.importorskip("django", reason="the portal needs the web extra (Django, Python 3.10+)")
+pytest.importorskip("waitress", reason="the portal needs the web extra (waitress)")
+
+from portal_http import Tables, Visitor  # noqa: E402
+from support import PROJECT  # noqa: E402
+
+PASSWORD = "a long enough password 1"
+ACCOUNTS = ("ann", "ben", "cat", "dan", "eve", "gus", "margaret", "teach")
+LONGEST_WAIT_S = 60  # the most an account's owner waits after the last wrong password (login.MAX_DELAY_S)
+
+
+def grader(*args):
+    done = subprocess.run([sys.executable, "-m", "grader", *args], cwd=PROJECT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def portal(tmp_path_factory, portal_database):
+    """One server for the module: (its URL, the one-time passwords, the tables, the data options)."""
+    folder = tmp_path_factory.mktemp("accounts")
+    db = portal_database.options()
+    where = ["--data", str(folder / "data"), *db]
+    roster = folder / "roster.csv"
+    roster.write_text(
+        "username,role\n" + "".join(f"{n},{'instructor' if n == 'teach' else 'student'}\n" for n in ACCOUNTS)
+    )
+    first = dict(
+        re.findall(
+            r"^(\S+): sign in the first time with the password (\S+) ",
+            grader("users", "import", str(roster), *where),
+            re.M,
+        )
+    )
+    server = subprocess.Popen(
+        [sys.executable, "-m", "grader", "serve", *where, "--port", "0", "--allow-unprotected", "--workers", "1"],
+        cwd=PROJECT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    line = server.stdout.readline()
+    found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+    assert found, (line, server.stderr.read() if server.poll() is not None else "")
+    url = f"http://127.0.0.1:{found.group(1)}"
+    tables = Tables(folder / "data", db)
+    for name in ACCOUNTS:
+        if name != "margaret":  # she has not chosen her own yet
+            choose(Visitor(url), name, first[name], PASSWORD)
+    tables.clear_failures()
+    yield url, first, tables, where
+    server.send_signal(signal.SIGTERM)
+    assert server.wait(timeout=60) == 0
+
+
+@pytest.fixture(autouse=True)
+def no_failures(portal):
+    portal[2].clear_failures()
+
+
+def choose(visitor, name, old, new):
+    """Sign in with ``old`` and choose ``new`` at /password/; the answer to the change."""
+    assert visitor.sign_in(name, old).status == 302
+    assert visitor.get("/").headers["Location"] == "/password/"
+    return visitor.post("/password/", {"old_password": old, "new_password1": new, "new_password2": new})
+
+
+def held(answer) -> int:
+    """The seconds a 429 says to wait (its Retry-After, also said on the page)."""
+    assert answer.status == 429, answer.status
+    wait = int(answer.headers["Retry-After"])
+    assert 0 < wait and f"Try again in {wait} seconds" in answer.text
+    return wait
+
+
+def signed_in_as(visitor) -> str:
+    """The username the header names on the visitor's next page ("" when signed out)."""
+    found = re.search(r'<span class="who">([^<]*)</span>', visitor.get("/password/").text)
+    return found.group(1) if found else ""
+
+
+def test_weak_passwords_are_refused_at_password_with_djangos_sentences(portal):
+    url, first, _, _ = portal
+    visitor = Visitor(url)
+    sentences = {
+        "a": "This password is too short. It must contain at least 8 characters.",
+        "password": "This password is too common.",
+        "margaret1": "The password is too similar to the username.",
+        "83729104": "This password is entirely numeric.",
+    }
+    for weak, sentence in sentences.items():
+        answer = choose(visitor, "margaret", first["margaret"], weak)
+        assert answer.status == 200 and sentence in answer.text, weak
+        visitor = Visitor(url)
+    assert choose(visitor, "margaret", first["margaret"], PASSWORD).headers["Location"] == "/"
+    assert Visitor(url).sign_in("margaret", PASSWORD).status == 302
+
+
+def test_a_fullwidth_name_shares_the_budget_of_the_account_it_signs_in_as(portal):
+    url, _, tables, _ = portal
+    for hostile in ("b\x00en", "ｂ" * 400, b"\xed\xa0\x80\xff"):  # no account, no crash (NUL: PostgreSQL)
+        assert Visitor(url).sign_in(hostile, "wrong password").status == 200
+    for _ in range(4):  # the first three are free, so these four are all checked and counted
+        assert Visitor(url).sign_in("ｂｅｎ", "wrong password").status == 200
+    tables.pile_failures(12)  # a long attack under that name
+    assert held(Visitor(url).sign_in("ben", PASSWORD)) <= LONGEST_WAIT_S  # the same account's budget
+    tables.age_failures(LONGEST_WAIT_S + 1)
+    visitor = Visitor(url)
+    assert visitor.sign_in("ｂｅｎ", PASSWORD).status == 302 and signed_in_as(visitor) == "ben"
+
+
+def test_a_room_of_typos_never_refuses_a_right_password(portal):
+    url, _, tables, _ = portal
+    room = ["dan", "eve", "nobody", "dan", "eve", "nobody", "gus", "gus"]  # everyone behind one address
+    assert [Visitor(url).sign_in(name, "typo").status for name in room] == [200] * len(room)
+    visitor = Visitor(url)
+    assert visitor.sign_in("cat", PASSWORD).status == 302 and signed_in_as(visitor) == "cat"
+    tables.pile_failures(80, address=True)  # the address far over its bound
+    wrong = Visitor(url).sign_in("ann", "typo")
+    assert held(wrong) <= 300 and "a right one always signs in" in wrong.text
+    assert Visitor(url).sign_in("cat", PASSWORD).status == 302
+
+
+def test_an_attacker_naming_a_student_holds_them_back_a_minute_at_most(portal):
+    url, _, tables, _ = portal
+    for _ in range(15):  # as fast as the server answers: checked and counted, or held back unchecked
+        answer = Visitor(url).sign_in("dan", "guess")
+        assert answer.status == 200 or held(answer) <= LONGEST_WAIT_S
+    tables.pile_failures(500)  # and a whole night of it
+    owner = Visitor(url).sign_in("dan", PASSWORD)
+    wait = held(owner)  # even the right password waits: it is not checked while the account is held
+    assert wait <= LONGEST_WAIT_S and f"never more than {LONGEST_WAIT_S} seconds" in owner.text
+    tables.age_failures(wait)  # the owner waits what the page said
+    assert Visitor(url).sign_in("dan", PASSWORD).status == 302
+
+
+def test_users_password_ends_the_old_token_and_the_open_sessions(portal):
+    url, _, _, where = portal
+    visitor = Visitor(url)
+    assert visitor.sign_in("eve", PASSWORD).status == 302 and signed_in_as(visitor) == "eve"
+    (token,) = re.findall(r"^eve (\S+)$", grader("users", "token", "eve", *where), re.M)
+    api = Visitor(url)
+    assert api.get("/api/tasks", {"Authorization": f"Token {token}"}).status == 200
+    (password,) = re.findall(
+        r"^eve: sign in with the password (\S+) ", grader("users", "password", "eve", *where), re.M
+    )
+    assert api.get("/api/tasks", {"Authorization": f"Token {token}"}).status == 401
+    page = visitor.get("/")
+    assert page.status == 302 and page.headers["Location"].startswith("/login/")
+    assert choose(Visitor(url), "eve", password, PASSWORD).status == 302
+
+
+def test_a_session_ends_with_the_browser_and_after_a_lab_day(portal):
+    url, _, tables, _ = portal
+    visitor = Visitor(url)
+    answer = visitor.sign_in("ann", PASSWORD)
+    (cookie,) = [c for c in answer.set_cookies if c.startswith("sessionid=")]
+    assert "max-age" not in cookie.lower() and "expires" not in cookie.lower()  # gone with the browser
+    ends = tables.session_expiry(visitor.cookie("sessionid"))
+    assert ends <= datetime.now(timezone.utc) + timedelta(hours=12, minutes=5)  # on the server: a lab day
+    assert visitor.get("/").status == 200
+    tables.expire_session(visitor.cookie("sessionid"))
+    page = visitor.get("/")
+    assert page.status == 302 and page.headers["Location"].startswith("/login/")
+
+
+def test_a_student_makes_a_token_on_the_account_page_and_revokes_it(portal):
+    url, _, _, _ = portal
+    student = Visitor(url)
+    assert student.sign_in("ann", PASSWORD).status == 302
+    assert 'href="/account/"' in student.get("/").text  # in every page's header
+    made = student.post("/account/", {"action": "token"})
+    assert made.status == 200 and made.headers.get("Cache-Control") == "no-store"
+    token = re.search(r'<pre id="token">([^<]+)</pre>', made.text).group(1)
+    api = Visitor(url)
+    assert api.get("/api/tasks", {"Authorization": f"Token {token}"}).status == 200
+    assert token not in student.get("/account/").text  # shown once
+    revoked = student.post("/account/", {"action": "revoke"})
+    assert revoked.status == 302 and "Your API token is revoked." in student.get("/account/").text
+    assert api.get("/api/tasks", {"Authorization": f"Token {token}"}).status == 401
+
+
+def test_an_instructor_resets_a_students_password_on_the_account_page(portal):
+    url, _, _, _ = portal
+    gus = Visitor(url)
+    assert gus.sign_in("gus", PASSWORD).status == 302
+    assert gus.post("/account/", {"action": "reset", "username": "ann"}).status == 403  # students may not
+    teach = Visitor(url)
+    assert teach.sign_in("teach", PASSWORD).status == 302
+    for name, sentence in (("nobody", "There is no account named"), ("teach", "is an instructor")):
+        refused = teach.post("/account/", {"action": "reset", "username": name})
+        assert refused.status == 400 and sentence in refused.text
+    reset = teach.post("/account/", {"action": "reset", "username": "gus"})
+    assert reset.status == 200 and reset.headers.get("Cache-Control") == "no-store"
+    password = re.search(r'gus: sign in with the password <code id="one-time">([^<]+)</code>', reset.text).group(1)
+    assert gus.get("/").headers["Location"].startswith("/login/")  # the old session is over
+    assert Visitor(url).sign_in("gus", PASSWORD).status == 200  # and the old password
+    assert choose(Visitor(url), "gus", password, PASSWORD).headers["Location"] == "/"
