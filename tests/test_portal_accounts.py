@@ -6,6 +6,7 @@ student's password."""
 
 from __future__ import annotations
 
+import http.cookiejar
 import re
 import signal
 import subprocess
@@ -148,6 +149,48 @@ def test_an_attacker_naming_a_student_holds_them_back_a_minute_at_most(portal):
     assert wait <= LONGEST_WAIT_S and f"never more than {LONGEST_WAIT_S} seconds" in owner.text
     tables.age_failures(wait)  # the owner waits what the page said
     assert Visitor(url).sign_in("dan", PASSWORD).status == 302
+
+
+def test_an_owner_at_a_browser_they_signed_in_with_gets_in_whatever_an_attacker_does(portal):
+    url, _, tables, where = portal
+    owner = Visitor(url)
+    assert owner.sign_in("dan", PASSWORD).status == 302
+    assert owner.cookie("nim_known_browser")  # the browser is now known to dan's account
+    _browser_closed(owner)
+    for _ in range(6):  # the attacker, from browsers that never signed in as dan
+        answer = Visitor(url).sign_in("dan", "guess")
+        assert answer.status == 200 or held(answer) <= LONGEST_WAIT_S
+    tables.pile_failures(500)
+    assert held(Visitor(url).sign_in("dan", PASSWORD)) <= LONGEST_WAIT_S  # a new browser shares the held budget
+    forged = Visitor(url)
+    forged.jar.set_cookie(_altered(owner.jar, "nim_known_browser"))
+    assert forged.sign_in("dan", PASSWORD).status == 429  # an altered cookie is no known browser
+    assert owner.sign_in("dan", PASSWORD).status == 302 and signed_in_as(owner) == "dan"
+    _browser_closed(owner)
+    answers = [owner.sign_in("dan", "typo").status for _ in range(5)]  # its own budget, with the same delays
+    assert answers[:3] == [200, 200, 200] and 429 in answers[3:]
+    tables.clear_failures()
+    grader("users", "password", "dan", *where)  # a new password forgets the browsers of the old one
+    tables.run("DELETE FROM portal_failedsignin")
+    for _ in range(4):
+        Visitor(url).sign_in("dan", "guess")
+    assert held(owner.sign_in("dan", "guess")) <= LONGEST_WAIT_S
+
+
+def _browser_closed(visitor) -> None:
+    """The browser closed and opened again: its session cookie gone, its lasting cookies kept."""
+    for cookie in [c for c in visitor.jar if c.name == "sessionid"]:
+        visitor.jar.clear(cookie.domain, cookie.path, cookie.name)
+
+
+def _altered(jar, name):
+    """A copy of the cookie ``name`` whose signed value has one character changed."""
+    (cookie,) = [c for c in jar if c.name == name]
+    value = cookie.value[:-1] + ("A" if cookie.value[-1] != "A" else "B")
+    return http.cookiejar.Cookie(
+        0, name, value, None, False, cookie.domain, cookie.domain_specified, cookie.domain_initial_dot,
+        cookie.path, cookie.path_specified, False, None, False, None, None, {},
+    )  # fmt: skip
 
 
 def test_users_password_ends_the_old_token_and_the_open_sessions(portal):

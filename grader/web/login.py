@@ -22,12 +22,17 @@ In: requests. Out: Django's own auth views with the portal's templates, plus the
   one signs in. A correct password is never refused because of other accounts' failures or the
   address's count.
 
+- A browser that signed in to the account before has a budget of its own (``known_browsers``: a
+  signed cookie picks it), with the same delays: an attacker who keeps guessing a named account
+  from anywhere else keeps only the account's shared budget in its delay, never the owner's own
+  browser.
+
 The trade-off: refusing unchecked is the only thing that slows a guesser, and whoever shares the
-owner's address (a lab's NAT) can cause it; so the one unchecked refusal is per account and short.
-The cost is the guessing rate: about 60 guesses an hour per account, against passwords Django's
-validators keep out of the common lists. An attacker who keeps guessing one named account keeps it
-in its delay (the owner then races their next try); the address's bound does not stop that
-without refusing a whole room, which is the bug this design removes.
+owner's address (a lab's NAT) can cause it; so the one unchecked refusal is per budget and short.
+The cost is the guessing rate: about 60 guesses an hour per account (and per stolen cookie),
+against passwords Django's validators keep out of the common lists. An attacker who keeps guessing
+one named account keeps its shared budget in its delay: its owner, at a browser that never signed
+in to it (a new lab PC), waits up to a minute and races the attacker's next try.
 
 Also: an account still on the one-time password ``users import`` or ``users password`` printed
 (``FirstSignIn``) is led to the change-password page before any other page
@@ -55,6 +60,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 from django.utils import timezone
 
+from grader.web import known_browsers
 from grader.web.models import FailedSignIn, FirstSignIn
 
 FREE_FAILURES = 3
@@ -150,7 +156,8 @@ class SignIn(auth_views.LoginView):
     redirect_authenticated_user = True
 
     def post(self, request, *args, **kwargs):
-        self.keys = (account_key(request.POST.get("username", "")), address_key(request))
+        account = account_key(request.POST.get("username", ""))
+        self.keys = (known_browsers.budget_key(request, account), address_key(request))
         wait = _account_wait(self.keys[0], timezone.now())
         if wait:  # unchecked and uncounted: checking would reveal a right password at full speed
             return _throttled(request, Held(wait, account=True))
@@ -159,6 +166,11 @@ class SignIn(auth_views.LoginView):
             return answer
         wait = _address_wait(self.keys[1], timezone.now())
         return _throttled(request, Held(wait, account=False)) if wait else answer
+
+    def form_valid(self, form):
+        answer = super().form_valid(form)
+        known_browsers.remember(answer, form.get_user())
+        return answer
 
     def form_invalid(self, form):
         _failed(self.keys)

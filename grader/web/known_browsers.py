@@ -1,0 +1,77 @@
+"""Browsers that signed in to an account before: their own sign-in budget, out of an attacker's reach.
+
+In: a sign-in's request and the account its name resolves to; a successful sign-in's answer. Out:
+the key its failures count against (``budget_key``), and the cookie that marks the browser
+(``remember``).
+
+Why: the delay that keeps guessing slow is per account, so anyone who keeps guessing a named
+student's password keeps that account in its delay. A browser that signed in to the account
+before carries a signed cookie (``KNOWN_COOKIE``: the account, a random number and a digest of the
+account's password hash, signed with the portal's secret key); its sign-ins count against a budget
+of their own (``known:`` the number's digest), with the same growing delays, so the owner at their
+own browser gets in whatever an attacker does elsewhere. The cookie signs nobody in: it only picks
+the budget. A new password (``users password``, a reset, a change) makes every such cookie of the
+account worthless. A browser that never signed in (a lab PC the student has not used) shares the
+account's budget, as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Optional
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core import signing
+
+KNOWN_COOKIE = "nim_known_browser"
+KNOWN_DAYS = 120  # a term
+_SALT = "grader.web.known_browsers"
+
+
+def _password_mark(user) -> str:
+    """What changes whenever the account's password does (so a new password forgets its browsers)."""
+    return hashlib.sha256(user.password.encode("utf-8")).hexdigest()[:16]
+
+
+def _known_number(request, user_id: int) -> Optional[str]:
+    """The random number of this browser's cookie when it is a valid one for ``user_id``, else None."""
+    raw = request.COOKIES.get(KNOWN_COOKIE, "")
+    if not raw or len(raw) > 500:
+        return None
+    try:
+        found = signing.loads(raw, salt=_SALT, max_age=KNOWN_DAYS * 86400)
+    except signing.BadSignature:  # forged, altered or expired: an unknown browser
+        return None
+    if not isinstance(found, dict) or found.get("u") != user_id or not isinstance(found.get("n"), str):
+        return None
+    user = get_user_model()._default_manager.filter(pk=user_id).first()
+    if user is None or found.get("p") != _password_mark(user):
+        return None
+    return found["n"]
+
+
+def budget_key(request, account: str) -> str:
+    """The key a sign-in's failures count against: the account's own (``user:ID`` or ``name:...``),
+    or this browser's (``known:...``) when it signed in to that account before."""
+    if not account.startswith("user:"):
+        return account
+    number = _known_number(request, int(account[len("user:") :]))
+    if number is None:
+        return account
+    return "known:" + hashlib.sha256(number.encode("ascii")).hexdigest()[:32]
+
+
+def remember(response, user) -> None:
+    """Mark the browser that just signed in as ``user`` as known to that account (a new number each time)."""
+    value = signing.dumps({"u": user.pk, "n": secrets.token_urlsafe(18), "p": _password_mark(user)}, salt=_SALT)
+    response.set_cookie(
+        KNOWN_COOKIE,
+        value,
+        max_age=KNOWN_DAYS * 86400,
+        path="/login/",  # sent to the sign-in page only
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
