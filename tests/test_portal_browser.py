@@ -153,6 +153,15 @@ def test_a_student_signs_in_hands_in_and_reads_the_report(site, browser, size, t
     row = browser.find_element("xpath", "//tr[td/a[@href='/tasks/nim_sum/']]").text
     assert "#" in row and "not handed in" not in row  # the latest, on the list
     fits(browser)
+    browser.find_element("css selector", "nav.top a[href='/account/']").click()
+    browser.find_element("css selector", "form input[value='token'] ~ button").click()
+    shows(browser, "shown this once")
+    token = browser.find_element("id", "token").text
+    assert len(token) > 20 and token in browser.find_element("tag name", "main").text
+    fits(browser)  # a long token wraps on a phone
+    browser.find_element("css selector", "form input[value='revoke'] ~ button").click()
+    shows(browser, "Your API token is revoked.")
+    fits(browser)
 
 
 @pytest.mark.parametrize("size", WIDTHS)
@@ -178,4 +187,18 @@ def test_an_instructor_sees_the_class_and_regrades(site, browser, size):
     fits(browser)
     browser.find_element("link text", "Queue").click()
     assert "The queue" in browser.find_element("tag name", "h1").text
+    fits(browser)
+    browser.get(f"{url}/teach/")
+    bound = browser.find_element("id", "id_max_waiting")
+    bound.clear()
+    bound.send_keys("4")
+    browser.find_element("css selector", "button[aria-label='Save the bound on submissions waiting']").click()
+    shows(browser, "4")
+    assert browser.find_element("id", "id_max_waiting").get_attribute("value") == "4"
+    fits(browser)
+    browser.find_element("css selector", "nav.top a[href='/account/']").click()
+    browser.find_element("id", "id_username").send_keys("ben" if size[0] < 500 else "ann")
+    browser.find_element("css selector", "form input[value='reset'] ~ button").click()
+    shows(browser, "sign in with the password")
+    assert len(browser.find_element("id", "one-time").text) >= 8
     fits(browser)

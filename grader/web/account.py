@@ -39,7 +39,8 @@ def _reset(request):
     name = request.POST.get("username", "").strip()
     target = get_user_model().objects.filter(username=name).first() if name and "\x00" not in name else None
     if target is None:
-        return _page(request, 400, problem=f"There is no account named {name!r}: check the username.")
+        shown = name if len(name) <= 150 else name[:150] + "..."  # a username is at most 150 characters
+        return _page(request, 400, problem=f"There is no account named {shown!r}: check the username.")
     if target.is_staff:
         problem = (
             f"{name} is an instructor: an instructor's password is reset on the server "
