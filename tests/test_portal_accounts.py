@@ -6,6 +6,7 @@ student's password."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import http.cookiejar
 import re
 import signal
@@ -23,7 +24,11 @@ from support import PROJECT  # noqa: E402
 
 PASSWORD = "a long enough password 1"
 ACCOUNTS = ("ann", "ben", "cat", "dan", "eve", "gus", "margaret", "teach")
-LONGEST_WAIT_S = 60  # the most an account's owner waits after the last wrong password (login.MAX_DELAY_S)
+FREE_FAILURES = 3  # wrong passwords an account's budget takes before its delays (sign_in_limits.FREE_FAILURES)
+KNOWN_ALL_FREE = 10  # the same, for all the account's known browsers together (known_browsers.KNOWN_ALL_FREE)
+LONGEST_WAIT_S = 60  # the most an account's owner waits after the last wrong password (sign_in_limits.MAX_DELAY_S)
+# "password" in mathematical Fraktur letters: NFKC reads it as the most common password of all
+FRAKTUR_PASSWORD = "\U0001d52d\U0001d51e\U0001d530\U0001d530\U0001d534\U0001d52c\U0001d52f\U0001d521"
 
 
 def grader(*args):
@@ -104,6 +109,9 @@ def test_weak_passwords_are_refused_at_password_with_djangos_sentences(portal):
         "password": "This password is too common.",
         "margaret1": "The password is too similar to the username.",
         "83729104": "This password is entirely numeric.",
+        " " * 20: "This password is mostly blank",
+        "\t\t p a s s \t\t": "This password is mostly blank",
+        FRAKTUR_PASSWORD: "This password is too common.",
     }
     for weak, sentence in sentences.items():
         answer = choose(visitor, "margaret", first["margaret"], weak)
@@ -115,8 +123,10 @@ def test_weak_passwords_are_refused_at_password_with_djangos_sentences(portal):
 
 def test_a_fullwidth_name_shares_the_budget_of_the_account_it_signs_in_as(portal):
     url, _, tables, _ = portal
-    for hostile in ("b\x00en", "ｂ" * 400, b"\xed\xa0\x80\xff"):  # no account, no crash (NUL: PostgreSQL)
+    for hostile in ("ｂ" * 400, b"\xed\xa0\x80\xff"):  # no account, no crash
         assert Visitor(url).sign_in(hostile, "wrong password").status == 200
+    refused = Visitor(url).sign_in("b\x00en", "wrong password")  # NUL, which PostgreSQL refuses: no field takes it
+    assert refused.status == 400 and "NUL character" in refused.text
     for _ in range(4):  # the first three are free, so these four are all checked and counted
         assert Visitor(url).sign_in("ｂｅｎ", "wrong password").status == 200
     tables.pile_failures(12)  # a long attack under that name
@@ -191,6 +201,44 @@ def _altered(jar, name):
         0, name, value, None, False, cookie.domain, cookie.domain_specified, cookie.domain_initial_dot,
         cookie.path, cookie.path_specified, False, None, False, None, None, {},
     )  # fmt: skip
+
+
+def test_guesses_sent_together_are_counted_one_after_another(portal):
+    url, _, _, _ = portal
+    with concurrent.futures.ThreadPoolExecutor(max_workers=24) as pool:  # a burst at one account
+        answers = list(pool.map(lambda _: Visitor(url).sign_in("gus", "guess").status, range(24)))
+    checked = answers.count(200)  # a wrong password checked and answered with the form
+    assert checked <= FREE_FAILURES + 1 and answers.count(429) == len(answers) - checked, answers
+
+
+def test_cookies_of_many_known_browsers_buy_a_guesser_a_handful_of_guesses_not_a_budget_each(portal):
+    url, _, tables, _ = portal
+    browsers = []
+    for _ in range(5):  # five browsers the owner signed in with (or copies of their cookies)
+        browser = Visitor(url)
+        assert browser.sign_in("cat", PASSWORD).status == 302
+        _browser_closed(browser)
+        browsers.append(browser)
+    tables.clear_failures()
+    answers = [browser.sign_in("cat", "guess").status for browser in browsers for _ in range(FREE_FAILURES)]
+    assert answers.count(200) <= KNOWN_ALL_FREE + 1 and 429 in answers, answers
+
+
+def test_a_password_changed_by_its_owner_ends_the_api_token(portal):
+    url, _, _, _ = portal
+    owner = Visitor(url)
+    assert owner.sign_in("eve", PASSWORD).status == 302
+    made = owner.post("/account/", {"action": "token"})
+    token = re.search(r'<pre id="token">([^<]+)</pre>', made.text).group(1)
+    api = Visitor(url)
+    assert api.get("/api/tasks", {"Authorization": f"Token {token}"}).status == 200
+    new = PASSWORD + " changed"
+    fields = {"old_password": PASSWORD, "new_password1": new, "new_password2": new}
+    assert owner.post("/password/", fields).status == 302
+    assert api.get("/api/tasks", {"Authorization": f"Token {token}"}).status == 401
+    assert "Your API token no longer works" in owner.get("/").text
+    back = {"old_password": new, "new_password1": PASSWORD, "new_password2": PASSWORD}
+    assert owner.post("/password/", back).status == 302
 
 
 def test_users_password_ends_the_old_token_and_the_open_sessions(portal):

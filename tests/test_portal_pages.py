@@ -147,8 +147,8 @@ def test_failed_sign_ins_are_throttled_with_when_to_retry():
     from django.test import Client
     from django.utils import timezone
 
-    from grader.web.login import FREE_FAILURES, MAX_DELAY_S, account_key
     from grader.web.models import FailedSignIn
+    from grader.web.sign_in_limits import FREE_FAILURES, MAX_DELAY_S, account_key
 
     client = Client()
     for _ in range(FREE_FAILURES + 1):  # the free ones, and the one that starts the account's delay

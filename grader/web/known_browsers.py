@@ -1,7 +1,7 @@
 """Browsers that signed in to an account before: their own sign-in budget, out of an attacker's reach.
 
 In: a sign-in's request and the account its name resolves to; a successful sign-in's answer. Out:
-the key its failures count against (``budget_key``), and the cookie that marks the browser
+the budgets its failures count against (``budgets``), and the cookie that marks the browser
 (``remember``).
 
 Why: the delay that keeps guessing slow is per account, so anyone who keeps guessing a named
@@ -9,24 +9,29 @@ student's password keeps that account in its delay. A browser that signed in to 
 before carries a signed cookie (``KNOWN_COOKIE``: the account, a random number and a digest of the
 account's password hash, signed with the portal's secret key); its sign-ins count against a budget
 of their own (``known:`` the number's digest), with the same growing delays, so the owner at their
-own browser gets in whatever an attacker does elsewhere. The cookie signs nobody in: it only picks
-the budget. A new password (``users password``, a reset, a change) makes every such cookie of the
-account worthless. A browser that never signed in (a lab PC the student has not used) shares the
-account's budget, as before.
+own browser gets in whatever an attacker does elsewhere. All the account's known browsers together
+share one more budget (``known-all:``, ten failures free, then the same delays): a cookie copied
+from a shared lab PC, or several, buys a guesser a handful of checked guesses, not a budget each.
+The cookie signs nobody in: it only picks the budget. A new password (``users password``, a reset,
+a change) makes every such cookie of the account worthless. A browser that never signed in (a lab
+PC the student has not used) shares the account's budget, as before.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
-from typing import Optional
+from typing import List, Optional
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import signing
 
+from grader.web.sign_in_limits import Budget
+
 KNOWN_COOKIE = "nim_known_browser"
 KNOWN_DAYS = 120  # a term
+KNOWN_ALL_FREE = 10  # failures all the account's known browsers together make before theirs wait too
 _SALT = "grader.web.known_browsers"
 
 
@@ -52,15 +57,19 @@ def _known_number(request, user_id: int) -> Optional[str]:
     return found["n"]
 
 
-def budget_key(request, account: str) -> str:
-    """The key a sign-in's failures count against: the account's own (``user:ID`` or ``name:...``),
-    or this browser's (``known:...``) when it signed in to that account before."""
+def budgets(request, account: str) -> List[Budget]:
+    """The budgets a sign-in's failures count against: the account's own (``user:ID`` or
+    ``name:...``); or, for a browser that signed in to that account before, its own (``known:...``)
+    and the bound shared by all the account's known browsers (``known-all:user:ID``, with
+    ``KNOWN_ALL_FREE`` free failures), so that cookies copied from several browsers give no more
+    than a few checked guesses more than one."""
     if not account.startswith("user:"):
-        return account
+        return [Budget(account)]
     number = _known_number(request, int(account[len("user:") :]))
     if number is None:
-        return account
-    return "known:" + hashlib.sha256(number.encode("ascii")).hexdigest()[:32]
+        return [Budget(account)]
+    own = "known:" + hashlib.sha256(number.encode("ascii")).hexdigest()[:32]
+    return [Budget(own), Budget("known-all:" + account, KNOWN_ALL_FREE)]
 
 
 def remember(response, user) -> None:
