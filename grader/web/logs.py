@@ -26,7 +26,7 @@ from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from urllib.parse import quote
 
-from grader.errors import UsageError
+from grader.web.private_files import private_file, private_folder
 
 MAX_BYTES = 10 * 1024 * 1024
 BACKUPS = 5
@@ -45,7 +45,8 @@ class SharedRotatingFileHandler(RotatingFileHandler):
         self._lock_fd = -1
 
     def _open(self):
-        descriptor = os.open(self.baseFilename, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        # never through a link planted in the folder: root would append to whatever it names
+        descriptor = os.open(self.baseFilename, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         return os.fdopen(descriptor, "a", encoding="utf-8", errors="backslashreplace")
 
     def _moved(self) -> bool:
@@ -60,7 +61,7 @@ class SharedRotatingFileHandler(RotatingFileHandler):
     def emit(self, record: logging.LogRecord) -> None:
         try:
             if self._lock_fd < 0:  # opened at the first write (and again after a close: a late record)
-                self._lock_fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+                self._lock_fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
             fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
         except OSError:
             self.handleError(record)
@@ -87,18 +88,11 @@ def _formatter(pattern: str) -> logging.Formatter:
 
 
 def _private_folder(folder: Path) -> None:
-    """``folder`` made (or kept) readable by the portal's user alone, with its log files."""
-    try:
-        folder.mkdir(mode=0o700, exist_ok=True)
-        folder.chmod(0o700)
-        for path in folder.iterdir():
-            if path.is_file() and not path.is_symlink():
-                path.chmod(0o600)
-    except OSError as error:
-        raise UsageError(
-            f"cannot keep the portal's logs private in {folder} ({error.strerror or error}): the folder and its "
-            "files must belong to the user the portal runs as."
-        ) from None
+    """``folder`` made (or kept) readable by the portal's user alone, with its log files; a link or
+    another user's file there is refused (``private_files``): root must not write through it."""
+    private_folder(folder)
+    for path in folder.iterdir():
+        private_file(path)
 
 
 def setup(data: Path, kind: str) -> Path:
@@ -123,6 +117,10 @@ def setup(data: Path, kind: str) -> Path:
     _replace(root, errors)
     logging.getLogger("grader").setLevel(logging.INFO)
     logging.getLogger("django.request").setLevel(logging.ERROR)  # 4xx are in the access log; 5xx here
+    # a request the client got wrong (a host the portal does not answer to, too many fields) is a
+    # 400 in the access log; Django would also write its traceback here, a kilobyte that anyone
+    # could ask for a thousand times a second until the rotation drops the grader's own failures
+    logging.getLogger("django.security").setLevel(logging.CRITICAL)
     logging.getLogger("grader.web").info("%s started (pid %d); logs in %s", kind, os.getpid(), folder)
     return folder
 
@@ -159,7 +157,8 @@ class AccessLog:
             size = response.get("Content-Length", "-") if response.streaming else len(response.content)
             self.log.info(
                 "%s %s %s %s %d %s %.3f",
-                request.META.get("REMOTE_ADDR") or "-",
+                # as the proxy said it (``--proxy``): %-escaped, so it is one field whatever it holds
+                quote(request.META.get("REMOTE_ADDR") or "-", safe=":.[]")[:100],
                 _user(request),
                 quote(request.method or "-", safe="")[:16],
                 quote(request.path, safe=_PATH_SAFE)[:500],

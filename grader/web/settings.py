@@ -17,6 +17,7 @@ from urllib.parse import parse_qs, unquote, urlparse
 
 from grader.errors import UsageError
 from grader.submission.files import MAX_SOURCE_BYTES
+from grader.web.private_files import private_file, private_folder
 
 SECRET_FILE = "secret_key"
 DATABASE_FILE = "portal.sqlite3"
@@ -30,10 +31,15 @@ def _secret_key(data: Path) -> str:
     """The portal's secret key, made on first start and kept readable by its owner only."""
     path = data / SECRET_FILE
     try:
-        return path.read_text(encoding="ascii").strip()
+        key = path.read_text(encoding="ascii").strip()
+        if len(key) < 40:
+            raise ValueError(key)
+        return key
+    except (UnicodeDecodeError, ValueError):
+        raise UsageError(f"{path} holds no secret key the portal made: remove it, and a new one is made.") from None
     except FileNotFoundError:
         key = secrets.token_urlsafe(50)
-        descriptor = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        descriptor = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         with os.fdopen(descriptor, "w", encoding="ascii") as handle:
             handle.write(key + "\n")
         return key
@@ -41,24 +47,14 @@ def _secret_key(data: Path) -> str:
 
 def _private(data: Path, db_url: Optional[str]) -> None:
     """``data`` made readable by the portal's user alone (0700), whatever existed, and its SQLite
-    database 0600 (made empty so, before SQLite opens it: its -wal and -shm files take its mode)."""
-    try:
-        data.mkdir(parents=True, exist_ok=True, mode=0o700)
-        data.chmod(0o700)
-        if not db_url:
-            os.close(os.open(str(data / DATABASE_FILE), os.O_WRONLY | os.O_CREAT, 0o600))
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                path = data / (DATABASE_FILE + suffix)
-                if path.exists():
-                    path.chmod(0o600)
-        secret = data / SECRET_FILE
-        if secret.exists():
-            secret.chmod(0o600)
-    except OSError as error:
-        raise UsageError(
-            f"--data {data}: cannot make it private ({error.strerror or error}); it holds the portal's secret key "
-            "and database, so it must belong to the user the portal runs as (chown it, or choose another folder)."
-        ) from None
+    database 0600 (made empty so, before SQLite opens it: its -wal and -shm files take its mode);
+    a folder or file of another user, or a link planted inside, is refused (``private_files``)."""
+    private_folder(data, top=True)
+    if not db_url:
+        private_file(data / DATABASE_FILE, create=True)
+        for suffix in ("-wal", "-shm", "-journal"):
+            private_file(data / (DATABASE_FILE + suffix))
+    private_file(data / SECRET_FILE)
 
 
 def database(data: Path, url: Optional[str]) -> dict:
@@ -123,6 +119,7 @@ def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tup
         MIDDLEWARE=[
             "grader.web.logs.AccessLog",  # outermost: it sees every answer, errors included
             "grader.web.failures.ApiErrors",
+            "grader.web.failures.RefuseNul",
             "django.middleware.security.SecurityMiddleware",
             "django.contrib.sessions.middleware.SessionMiddleware",
             "django.middleware.common.CommonMiddleware",
@@ -168,6 +165,8 @@ def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tup
             {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
             {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
             {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+            # the same checks on the password as NFKC reads it, and no blank padding
+            {"NAME": "grader.web.password_rules.NormalisedPasswordValidator"},
         ],
         SESSION_COOKIE_SAMESITE="Lax",
         CSRF_COOKIE_SAMESITE="Lax",
