@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import datetime
 import io
+import re
 import sys
 
 import pytest
@@ -212,6 +213,16 @@ def test_any_deadline_is_kept_in_utc_or_refused_with_a_sentence(deadline):
         assert answer.status_code == 400 and "nothing was changed" in text, text[:300]
         assert "is not a date and time" in text or "falls outside the years 1 to 9999 in UTC" in text
         assert policy() is None
+
+
+@pytest.mark.parametrize("deadline", ["0001-01-01 00:00", "0999-06-01 08:05", "2026-12-01 23:59"])
+def test_a_deadline_shown_back_on_the_page_is_taken_again_unchanged(deadline):
+    teach = signed_in("teach")
+    assert set_limits(teach, deadline=deadline).status_code == 302
+    page = teach.get("/teach/").content.decode()
+    shown = re.search(r'id="id_deadline_nim_sum"[^>]*value="([^"]*)"', page).group(1)
+    assert shown == deadline  # the year written with its four digits, as the form takes it
+    assert set_limits(teach, deadline=shown).status_code == 302
 
 
 def test_an_unknown_task_is_404_and_a_get_is_405():

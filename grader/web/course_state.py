@@ -96,7 +96,9 @@ def _held() -> _Held:
         return previous
     try:
         held = _Held(stamp, load_course(layout.root), None)
-    except Exception as error:  # a broken file: the last good course stays, the problem is said
+    # SystemExit and KeyboardInterrupt too: the course's checkers.py is code, and sys.exit() in it
+    # must not end the thread serving the request
+    except (Exception, SystemExit, KeyboardInterrupt) as error:  # the last good course stays, the problem is said
         problem = _problem(error, layout.root)
         traceback = not isinstance(error, GraderError)
         log.error("the course stopped loading: %s", problem.sentence(), exc_info=error if traceback else None)

@@ -121,7 +121,9 @@ def grade_claimed(number: int, attempt: int, grading: Grading, name: str = "") -
         fields = {"status": ERROR, "error": f"its grading was lost with its worker {attempt} times ({lost})"}
     except CourseUnavailable as error:  # said in the error log when the course failed to load
         fields = {"status": ERROR, "error": _plain(str(error))}
-    except Exception as error:  # the grader's own fault on this file: recorded, the queue goes on
+    # SystemExit and KeyboardInterrupt too: a course's checkers.py calling sys.exit() must not end
+    # the grading thread (its claim would stay held and the student's queue stuck)
+    except (Exception, SystemExit, KeyboardInterrupt) as error:  # the grader's own fault: recorded, the queue goes on
         log.exception("submission %d: the grader failed on it", number)
         fields = {"status": ERROR, "error": _plain(f"the grader failed ({type(error).__name__}: {error})")}
     try:
@@ -194,7 +196,7 @@ class Dispatcher:
                 if claimed is not None:
                     grade_claimed(*claimed, self.grading, self.name)
                     continue
-            except Exception:  # a database away a moment: this grader waits and tries again, it does not end
+            except (Exception, SystemExit, KeyboardInterrupt):  # a database away a moment: wait, try again
                 log.exception("dispatcher %s: a grading thread failed to claim or finish a submission", self.name)
             self._wake.wait(self.poll_s)
             self._wake.clear()

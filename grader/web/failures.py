@@ -7,6 +7,8 @@ In: a request and the answer (or exception) of the views behind. Out:
   ``django.request`` logger); ``ApiErrors``, a middleware;
 - a course that never loaded in this process: 503 with the sentence naming the file, line and
   problem (JSON under the API, a plain page elsewhere);
+- a request whose address, query or form fields hold a NUL character (no database keeps it in
+  text: PostgreSQL refuses it with an error): 400 with a sentence, before any view (``RefuseNul``);
 - the pages' 404 and 500 (``page_not_found``, ``server_error``, Django's ``handler404`` and
   ``handler500``): a short plain page, never a traceback or Django's debug text.
 """
@@ -30,7 +32,7 @@ _SENTENCES = {
 
 
 def _api(request) -> bool:
-    return request.path.startswith("/api/") or request.path == "/healthz"
+    return request.path.startswith("/api/") or request.path in ("/api", "/healthz")
 
 
 def _plain(status: int, title: str, sentence: str) -> HttpResponse:
@@ -68,6 +70,30 @@ class ApiErrors:
         if _api(request):
             return JsonResponse({"error": str(exception)}, status=503)
         return _plain(503, "The course cannot be loaded", str(exception)[0].upper() + str(exception)[1:])
+
+
+class RefuseNul:
+    """A middleware: a NUL character in the path, the query or an url-encoded form is a 400 with a
+    sentence (JSON under the API), whatever view the request was for (uploaded files are bytes and
+    may hold anything)."""
+
+    def __init__(self, get_response) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request):
+        fields = [request.path]
+        forms = [request.GET]
+        if request.method == "POST" and request.content_type == "application/x-www-form-urlencoded":
+            forms.append(request.POST)
+        for form in forms:
+            for key, values in form.lists():
+                fields += [key, *values]
+        if any("\x00" in field for field in fields):
+            sentence = "the request holds a NUL character (\\0), which no field of the portal takes"
+            if _api(request):
+                return JsonResponse({"error": sentence}, status=400)
+            return _plain(400, "Not understood", sentence[0].upper() + sentence[1:] + ".")
+        return self.get_response(request)
 
 
 def page_not_found(request, exception=None) -> HttpResponse:

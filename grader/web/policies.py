@@ -18,7 +18,6 @@ from grader.web.models import BEST, LATEST, MAX_WAITING, QUEUED, RUNNING, Course
 
 MAX_INTERVAL_S = 366 * 24 * 3600  # a year: anything longer is a typo, not a rule
 MAX_COUNT = 10_000
-DEADLINE_FORMAT = "%Y-%m-%d %H:%M"
 
 
 @dataclass(frozen=True)
@@ -91,7 +90,9 @@ def shown_deadline(policy: Optional[TaskPolicy]) -> str:
     """The deadline as the form takes it back, in UTC; "" for none."""
     if policy is None or policy.deadline is None:
         return ""
-    return policy.deadline.astimezone(timezone.utc).strftime(DEADLINE_FORMAT)
+    moment = policy.deadline.astimezone(timezone.utc)
+    # not strftime: it writes the year 1 as "1", which the form then refuses
+    return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d} {moment.hour:02d}:{moment.minute:02d}"
 
 
 def policies_by_task() -> dict:
