@@ -108,8 +108,6 @@ def portal(tmp_path_factory, portal_database):
     made = grader("users", "import", str(folder / "roster.csv"), "--data", str(data), *db)
     assert made.returncode == 0, made.stderr
     first = dict(re.findall(r"^(\S+): sign in the first time with the password (\S+) ", made.stdout, re.M))
-    tokens = grader("users", "token", *STUDENTS, "--data", str(data), *db)
-    assert tokens.returncode == 0, tokens.stderr
     command = [sys.executable, "-m", "grader"]
     server = subprocess.Popen(
         [*command, "serve", "--no-grading", "--data", str(data), *db, "--port", "0"],
@@ -137,11 +135,14 @@ def portal(tmp_path_factory, portal_database):
 
     url = found.group(0)
     try:
+        browsers = {"teach": Browser(url, "teach", first["teach"]), "ann": Browser(url, "ann", first["ann"])}
+        # the tokens after the first sign-ins: a password changed by its owner ends the old token
+        tokens = grader("users", "token", *STUDENTS, "--data", str(data), *db)
+        assert tokens.returncode == 0, tokens.stderr
         yield {
             "url": url,
             "tokens": dict(line.split() for line in tokens.stdout.splitlines()),
-            "teach": Browser(url, "teach", first["teach"]),
-            "ann": Browser(url, "ann", first["ann"]),
+            **browsers,
             "grading": grading,
         }
     finally:
