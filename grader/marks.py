@@ -32,6 +32,7 @@ class TaskMark:
     failed: int
     cases: int
     missing: bool = False  # the file was not handed in
+    mistake: str = ""  # the known mistake its answers match, in the instructor's words ("" for none)
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ def marks_of(student: str, results: Sequence[TaskResult]) -> StudentMarks:
                 failed=sum(1 for c in r.cases if not c.accepted),
                 cases=len(r.cases),
                 missing=r.problem is not None and r.problem.verdict is Verdict.NO_OUTPUT,
+                mistake=r.mistake.instructor_text if r.mistake else "",
             )
             for r in results
         ),

@@ -333,6 +333,19 @@ class SourceProblem:
 
 
 @dataclass(frozen=True)
+class KnownMistake:
+    """A known mistake a student's answers match (``grade/known_mistakes.py`` decides): what the
+    mistake is in words for the student and for the instructor, and on how many of the failing
+    visible cases the answers are the known-wrong solution's (``matched`` of ``failing``)."""
+
+    label: str  # the known-wrong solution's file name without .py
+    student_text: str
+    instructor_text: str
+    matched: int
+    failing: int
+
+
+@dataclass(frozen=True)
 class TaskResult:
     """All cases of one task for one submission file."""
 
@@ -341,6 +354,7 @@ class TaskResult:
     cases: Tuple[CaseResult, ...]
     problem: Optional[SourceProblem] = None
     notes: Tuple[str, ...] = field(default=())
+    mistake: Optional[KnownMistake] = None  # set after grading, from visible cases only
 
     def __post_init__(self) -> None:
         # Every task result holds its hidden cases concealed (``CaseResult.concealed``), whichever

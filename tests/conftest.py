@@ -74,3 +74,15 @@ def postgres():
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def _signature_home(tmp_path_factory):
+    return tmp_path_factory.mktemp("xdg-cache")
+
+
+@pytest.fixture(autouse=True)
+def _signatures_kept_apart(_signature_home, monkeypatch):
+    """``verify`` and ``grade`` keep known mistakes' signatures under $XDG_CACHE_HOME: in a test, the
+    session's folder, never the user's ~/.cache (whose contents would change what ``check`` says)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(_signature_home))

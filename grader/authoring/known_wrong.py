@@ -16,7 +16,9 @@ separates its items with ``;``::
     # says: IndexError; random.choice of an empty list
     # never-says: Rows count from 1
 
-- ``mistake``: the student's mistake, in words.
+- ``mistake``: the student's mistake, in words (for the instructor: verify, the class page).
+- ``student-says`` (optional): the mistake as a student reads it after "Your answers match a known
+  mistake:" on the report (``grade/known_mistakes.py``); without it, ``mistake`` is shown there.
 - ``verdict``: the verdict of the whole file, that of its first case that is not accepted;
   ``a or b`` when either may come first on a given machine.
 - ``caught-by`` (optional): cases that must not accept it.
@@ -42,7 +44,7 @@ from typing import Dict, List, Optional, Tuple
 
 from grader.model import Verdict
 
-KEYS = ("mistake", "verdict", "caught-by", "says", "never-says", "cases", "quick", "xfail")
+KEYS = ("mistake", "student-says", "verdict", "caught-by", "says", "never-says", "cases", "quick", "xfail")
 # Keys that only tune the check of what the first failing case's message says.
 MESSAGE_KEYS = ("never-says", "cases", "quick", "xfail")
 _KNOWN = ", ".join(KEYS)
@@ -69,6 +71,12 @@ class WrongSolution:
     cases: Tuple[str, ...] = ()
     quick: bool = False
     xfail: str = ""
+    student_says: str = ""
+
+    @property
+    def student_text(self) -> str:
+        """The mistake as the report tells a student whose answers match it."""
+        return self.student_says or self.mistake
 
     @property
     def verdicts(self) -> Tuple[Verdict, ...]:
@@ -118,6 +126,7 @@ def read_wrong_solution(task_id: str, path: Path) -> WrongSolution:
         cases=lists["cases"],
         quick=quick == "true",
         xfail=fields.get("xfail", ""),
+        student_says=fields.get("student-says", ""),
     )
 
 

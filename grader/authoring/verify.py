@@ -31,16 +31,19 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from grader.authoring.hidden_names import hidden_name_warnings
 from grader.authoring.known_wrong import WrongSolution, read_wrong_solution
 from grader.course.layout import Course
 from grader.course.loader import load_course
 from grader.grade.grading import GradingContext, grade_file
+from grader.grade.known_mistakes import MistakeSignature, signature_of
 from grader.model import Task, TaskResult, Verdict
 
 JUNK = {"an empty file": "", "a file that prints nothing": "def nothing():\n    pass\n"}
+# The header verdicts a known mistake's signature is made from: a wrong output to know it by.
+SIGNED_VERDICTS = (Verdict.WRONG_ANSWER, Verdict.PRESENTATION_ERROR)
 # The share of a case's output and time limits the reference solution may use: the rest is room
 # for correct answers that print a little more or run a little slower.
 LIMIT_SHARE = 0.5
@@ -87,6 +90,8 @@ class VerifyReport:
     # worth a look, not a failure: cases that catch no known-wrong solution, hidden cases whose names
     # state their input or answer (the verify page shows them under "Worth a look")
     weak: Tuple[Finding, ...] = ()
+    # each task with the signatures of its known mistakes, made from the runs above (mistake_signatures)
+    signatures: Tuple[Tuple[Task, Tuple[MistakeSignature, ...]], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -97,6 +102,21 @@ def wrong_solutions(course: Path, task_id: str) -> List[WrongSolution]:
     """The known-wrong solutions of a task, in name order."""
     folder = Course(course).wrong(task_id)
     return [read_wrong_solution(task_id, p) for p in sorted(folder.glob("*.py"))] if folder.is_dir() else []
+
+
+def signed(wrong: WrongSolution) -> bool:
+    """Is ``wrong`` graded for a signature (a header that holds, declaring a wrong output)?"""
+    return not wrong.header_problem and any(v in SIGNED_VERDICTS for v in wrong.verdicts)
+
+
+def signatures_of_runs(runs: Iterable[Tuple[WrongSolution, TaskResult]]) -> Tuple[MistakeSignature, ...]:
+    """The signatures of graded known-wrong solutions (their hidden cases are never read), in order."""
+    found = []
+    for wrong, result in runs:
+        if signed(wrong):
+            signature = signature_of(result, wrong.label, wrong.student_text, wrong.mistake)
+            found += [signature] if signature is not None else []
+    return tuple(found)
 
 
 def full_strength(context: GradingContext) -> GradingContext:
@@ -179,6 +199,7 @@ def verify_course(
     weak: List[Finding] = []
     checked: List[str] = [f"{len(tasks)} test case files load"]
     matrices: List[KillMatrix] = []
+    signatures: List[Tuple[Task, Tuple[MistakeSignature, ...]]] = []
     telling = [Finding(task.id, warning) for task in tasks.values() for warning in hidden_name_warnings(task)]
     weak += telling
     if not telling:
@@ -190,23 +211,26 @@ def verify_course(
         findings += _check_rejected(task, course, context, checked)
         wrong = wrong_solutions(course, task.id)
         caught: Dict[Tuple[str, str], bool] = {}
+        runs: List[Tuple[WrongSolution, TaskResult]] = []
         for solution in wrong:
             say(f"{task.id}: {solution.path.name}")
             if solution.header_problem:
                 findings.append(Finding(task.id, f"{solution.path} {solution.header_problem}"))
                 continue
             result = grade_beside_reference(task, solution.path, course, context)
+            runs.append((solution, result))
             for case in result.cases:
                 caught[(case.case.name, solution.label)] = not case.accepted
             problems = check_wrong_solution(task, solution, result)
             findings += [Finding(task.id, p) for p in problems]
+        signatures.append((task, signatures_of_runs(runs)))
         matrix = KillMatrix(task.id, tuple(c.name for c in task.cases), tuple(wrong), caught)
         matrices.append(matrix)
         if wrong:
             checked.append(f"{task.id}: {len(wrong)} known-wrong solutions graded")
         for case in matrix.weak_cases():
             weak.append(Finding(task.id, f"the case '{case}' catches none of the {len(wrong)} known-wrong solutions"))
-    return VerifyReport(tuple(findings), tuple(matrices), tuple(checked), tuple(weak))
+    return VerifyReport(tuple(findings), tuple(matrices), tuple(checked), tuple(weak), tuple(signatures))
 
 
 def _check_reference(task: Task, course: Path, context: GradingContext, checked: List[str]) -> List[Finding]:

@@ -37,6 +37,7 @@ from grader.course.course_checkers import course_checkers
 from grader.course.layout import Course
 from grader.errors import GraderError, UsageError
 from grader.grade.grading import GradingContext, grade_submission
+from grader.grade.known_mistakes import MistakeSignature
 from grader.marks import CaseTally, StudentMarks
 from grader.model import CaseResult, Task, TaskResult, Verdict
 from grader.run.forkserver import best_runner
@@ -222,6 +223,7 @@ def grade_class(
     cache: Optional[ResultCache] = None,
     progress: Optional[Progress] = None,
     note: str = "",
+    signatures: Optional[Mapping[str, Sequence[MistakeSignature]]] = None,
 ) -> ClassOutcome:
     """Grade every student folder of ``class_dir`` on every task and write all outputs to ``out``.
 
@@ -229,13 +231,15 @@ def grade_class(
     ``grade_remote`` units, ``workers`` of them in flight at a time (default: twice ``context.jobs``).
     ``cache`` (optional) supplies known results and keeps new ones as each student finishes.
     A ``KeyboardInterrupt`` stops the run; what finished is in the cache and the student reports.
+    ``signatures`` (by task id): the known mistakes a student's results are matched to, for their
+    reports and the overview's common mistakes.
     """
     listing = students_in(class_dir)
     students = listing.students
     tasks = [reference.with_answers(task, context) for task in tasks]
     run = run_fingerprint(python_version, context.course)
     progress = progress or Progress(len(students))
-    writer = ClassWriter(out, tasks, note)
+    writer = ClassWriter(out, tasks, note, signatures or {})
     failures: List[str] = []
     if executor is None:
         pool: Executor = ThreadPoolExecutor(max_workers=max(1, context.jobs))

@@ -12,21 +12,30 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import List, Sequence, Tuple
+from typing import List, Mapping, Optional, Sequence, Tuple
 
 from grader.classrun.exports import JUNIT_HEAD, JUNIT_TAIL, cases_csv, gradebook_csv, gradescope, junit_suites
+from grader.grade.known_mistakes import MistakeSignature, with_known_mistake
 from grader.marks import CaseTally, StudentMarks, Tallies, marks_of
 from grader.model import Task, TaskResult
 from grader.report import pages as report
 
 
 class ClassWriter:
-    """Writes into ``out`` for a class graded on ``tasks``; ``note`` goes in every page's header."""
+    """Writes into ``out`` for a class graded on ``tasks``; ``note`` goes in every page's header;
+    each result is matched to the known mistakes of ``signatures`` (by task id) first."""
 
-    def __init__(self, out: Path, tasks: Sequence[Task], note: str = "") -> None:
+    def __init__(
+        self,
+        out: Path,
+        tasks: Sequence[Task],
+        note: str = "",
+        signatures: Optional[Mapping[str, Sequence[MistakeSignature]]] = None,
+    ) -> None:
         self.out = out
         self.tasks = list(tasks)
         self.note = note
+        self.signatures = signatures or {}
         self.marks: List[StudentMarks] = []
         self.tallies = Tallies()
         out.mkdir(parents=True, exist_ok=True)
@@ -44,6 +53,7 @@ class ClassWriter:
         if student in ("", ".", "..") or any(sep and sep in student for sep in ("/", os.sep, os.altsep)):
             raise ValueError(f"{student!r} cannot name a folder inside {self.out}")
         folder = self.out / student
+        results = [with_known_mistake(r, self.signatures.get(r.task.id, ())) for r in results]
         report.write_html(list(results), folder, self.note)
         report.write_text(folder / "results.json", json.dumps(gradescope(results), indent=2, ensure_ascii=False))
         self._junit.write(junit_suites(student, results))

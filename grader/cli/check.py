@@ -10,12 +10,14 @@ import sys
 from pathlib import Path
 from typing import List
 
+from grader.authoring.mistake_signatures import stored_signatures
 from grader.authoring.student_kit import kit_info, portal_note
 from grader.cli.grading_setup import course_folder, graded_with, grading_context, interpreter_version
 from grader.cli.watch import stamps, watch
 from grader.course.loader import load_course
 from grader.errors import UsageError
 from grader.grade.grading import GradingContext, grade_file
+from grader.grade.known_mistakes import with_known_mistake
 from grader.model import TaskResult, Verdict
 from grader.report import pages as report
 from grader.safe_text import for_terminal
@@ -35,19 +37,28 @@ def check_command(args) -> int:
     kit = kit_info(course.root)
     # in a student kit, the report and the terminal say once that the portal also runs hidden cases
     portal = portal_note(kit, [task.id for task, _ in pairs]) if kit else ""
+    # read, never made: a student's check grades no known-wrong file (verify and grade make them)
+    signatures = stored_signatures(course.root, list({task.id: task for task, _ in pairs}.values()))
     with grading_context(course, args.python, args.jobs, quick_feedback=not args.all) as context:
         note = graded_with(version, context.runner.protections(args.python))
-        return _grade_and_report(args, pairs, notes, context, f"{note} · {portal}" if portal else note, portal)
+        return _grade_and_report(
+            args, pairs, notes, context, f"{note} · {portal}" if portal else note, portal, signatures
+        )
 
 
-def _grade_and_report(args, pairs, notes, context: GradingContext, note: str, portal: str = "") -> int:
+def _grade_and_report(args, pairs, notes, context: GradingContext, note: str, portal: str = "", signatures=None) -> int:
     """Grade, write the report, print the table (and JSON, and the kit's ``portal`` sentence); with
-    --watch, again on every save."""
+    --watch, again on every save. ``signatures``: the known mistakes by task id, to match results to."""
+    signatures = signatures or {}
     for line in notes:
         print(for_terminal(line), file=sys.stderr)
 
+    def graded(task, path) -> TaskResult:
+        result = grade_file(task, path, context, for_terminal(str(path)))
+        return with_known_mistake(result, signatures.get(task.id, ()))
+
     def grade_all() -> int:
-        results: List[TaskResult] = [grade_file(task, path, context, for_terminal(str(path))) for task, path in pairs]
+        results: List[TaskResult] = [graded(task, path) for task, path in pairs]
         index = _write_report(results, Path(args.report), note)
         table = report.terminal_table(results, index) + (f"\n{portal}" if portal else "")
         print(table, file=sys.stderr if args.json else sys.stdout, flush=True)

@@ -13,6 +13,7 @@ import sqlite3
 import sys
 from pathlib import Path
 
+from grader.authoring.mistake_signatures import course_signatures
 from grader.classrun.grade_class import CACHE_NAME, grade_class, students_in
 from grader.classrun.progress import Progress
 from grader.classrun.result_cache import FreshCache, ResultCache
@@ -48,6 +49,8 @@ def grade_command(args) -> int:
             cache = FreshCache(cache)
         protections = context.runner.protections(args.python)
         _refuse_unprotected(protections, args.allow_unprotected)
+        # the known mistakes' signatures: kept from verify or an earlier grade, else made now (once)
+        signatures = course_signatures(course.root, tasks, context)
         try:
             outcome = grade_class(
                 class_dir,
@@ -60,6 +63,7 @@ def grade_command(args) -> int:
                 cache=cache,
                 progress=Progress(len(listing.students)),
                 note=graded_with(version, protections),
+                signatures=signatures,
             )
         except KeyboardInterrupt:
             print(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from grader.authoring.mistake_signatures import store_signatures
 from grader.authoring.verify import VerifyReport, verify_course
 from grader.cli.grading_setup import course_folder, grading_context, interpreter_version
 from grader.errors import UsageError
@@ -23,6 +24,8 @@ def verify_command(args) -> int:
     interpreter_version(args.python)
     with grading_context(course, args.python, args.jobs) as context:
         result = verify_course(course.root, context, progress=lambda text: print(f"  {text}", file=sys.stderr))
+    # the known mistakes' signatures, from the runs verify made anyway: check then recognises them
+    store_signatures(course.root, result.signatures)
     print(verify_text(result))
     if args.html:
         path = Path(args.html)

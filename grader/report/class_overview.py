@@ -24,6 +24,7 @@ from grader.report.class_charts import (
     task_charts,
     tone,
 )
+from grader.report.common_mistakes import CommonMistake, common_mistakes
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,7 @@ class ClassOverview:
     charts: Tuple[TaskChart, ...]
     tasks: Tuple[Task, ...]
     rows: Tuple[MarksRow, ...]
+    mistakes: Tuple[CommonMistake, ...] = ()  # known mistakes students' answers match, most students first
 
 
 def hardest_cases(tallies: Sequence[CaseTally], tasks: Sequence[Task], limit: int = 5) -> List[HardCase]:
@@ -175,4 +177,5 @@ def class_overview(
         charts=tuple(task_charts(tallies, tasks)),
         tasks=tuple(tasks),
         rows=tuple(marks_rows(students, tasks)),
+        mistakes=tuple(common_mistakes(students, tasks)),
     )

@@ -263,6 +263,7 @@ def json_document(results: Sequence[TaskResult]) -> dict:
                 "verdict": r.verdict.value,
                 "score": plain_number(r.score, 4),
                 "max_score": plain_number(r.max_score, 4),
+                **known_mistake_json(r),
                 "cases": [
                     {
                         "name": c.case.name,
@@ -276,6 +277,15 @@ def json_document(results: Sequence[TaskResult]) -> dict:
             for r in results
         ]
     }
+
+
+def known_mistake_json(result: TaskResult) -> dict:
+    """The ``known_mistake`` field of a task in ``check --json``, when its answers match one (else
+    nothing: the field is left out, so documents without one are as they were)."""
+    found = result.mistake
+    if found is None:
+        return {}
+    return {"known_mistake": {"mistake": found.student_text, "matched": found.matched, "failing": found.failing}}
 
 
 def json_text(results: Sequence[TaskResult]) -> str:

@@ -1,4 +1,5 @@
 # Mistake: always returns 8 bits (a byte), padded with zeros in front and cut off for big numbers
+# student-says: every answer has exactly 8 bits, padded with zeros in front or cut off
 # verdict: wrong_answer
 # caught-by: 13 is 1101 in binary; 123456789123456789 in binary
 # says: 8 items; 4 were expected

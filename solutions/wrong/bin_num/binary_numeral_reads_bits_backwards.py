@@ -1,4 +1,5 @@
 # Mistake: binary_numeral gives the first bit of the list the place value 1: it reads the bits least significant first
+# student-says: binary_numeral reads the bits least significant first: it gives the first bit the place value 1
 # verdict: wrong_answer
 # caught-by: 1101 in binary is 13; 10 in binary is 2 (most significant bit first)
 """Exercise 4 of the Nim lab: Numbers in binary and back

@@ -1,4 +1,5 @@
 # Mistake: numeral_binary builds the bits as text ("1", "0") instead of numbers
+# student-says: numeral_binary gives the bits as text ("1", "0") instead of the numbers 1 and 0
 # verdict: wrong_answer
 # caught-by: 13 is 1101 in binary; 0 in binary is [0]
 """Exercise 4 of the Nim lab: Numbers in binary and back

@@ -1,4 +1,5 @@
 # Mistake: forgets to reverse the bits, so they come out least significant first
+# student-says: the bits come out least significant first: the list of bits is never reversed
 # verdict: wrong_answer
 # caught-by: 13 is 1101 in binary
 # says: least significant first; reverse the list

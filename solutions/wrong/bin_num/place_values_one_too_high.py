@@ -1,4 +1,5 @@
 # Mistake: binary_numeral starts the place values at 2 ** len(bits) instead of 2 ** (len(bits) - 1): every answer doubled
+# student-says: binary_numeral's place values start one too high, so every answer is doubled
 # verdict: wrong_answer
 # caught-by: the single bit 1 is 1
 """Exercise 4 of the Nim lab: Numbers in binary and back

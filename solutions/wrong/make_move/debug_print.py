@@ -1,4 +1,5 @@
 # Mistake: leftover debug print of the move before the answer
+# student-says: a debug print is left in, printed before the answer
 # verdict: wrong_answer
 # caught-by: the handout: Alice takes 2 objects from row 3
 # says: 1 line before the answer; move: 3 2; leftover debug prints

@@ -1,4 +1,5 @@
 # Mistake: checks row >= len(board) instead of row > len(board), so the last row is refused
+# student-says: a move on the last row is refused: row >= len(board) where row > len(board) is meant
 # verdict: wrong_answer
 # caught-by: the last row of a board of 3 rows is row 3; a board of one row: take it all
 """Exercise 2 of the Nim lab: Making a move

@@ -1,4 +1,5 @@
 # Mistake: returns None for an illegal move instead of (copy of the board, False)
+# student-says: an illegal move gives None instead of a copy of the board and False
 # verdict: wrong_answer
 # caught-by: row 4 of a board of 3 rows does not exist
 """Exercise 2 of the Nim lab: Making a move

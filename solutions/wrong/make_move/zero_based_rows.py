@@ -1,4 +1,5 @@
 # Mistake: uses row as a list index (board[row]), so rows count from 0
+# student-says: rows are counted from 0 (board[row]) instead of from 1
 # verdict: wrong_answer
 # caught-by: the first row is row 1; row 0 does not exist: rows count from 1
 # says: Rows count from 1

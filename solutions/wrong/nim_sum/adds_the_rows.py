@@ -1,4 +1,5 @@
 # Mistake: adds the rows with + instead of XOR-ing them
+# student-says: the rows are added up with + instead of XOR-ed
 # verdict: wrong_answer
 # caught-by: the nim-sum of 1, 3, 5, 7 is 0
 # says: expected "0"; printed "16"; XOR

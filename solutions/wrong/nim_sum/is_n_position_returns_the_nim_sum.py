@@ -1,4 +1,5 @@
 # Mistake: is_n_position returns the nim-sum itself (a number) instead of True/False
+# student-says: is_n_position gives the nim-sum itself, a number, instead of True or False
 # verdict: wrong_answer
 # caught-by: 27, 8, 3, 29 is an N-position
 """Exercise 6 of the Nim lab: The nim-sum, and who is winning

@@ -1,4 +1,5 @@
 # Mistake: keeps the nim-sum in 32 bits with & 0xFFFFFFFF, as in C or Java
+# student-says: the nim-sum is cut to 32 bits, as in C or Java, but Python's numbers have no such limit
 # verdict: wrong_answer
 # caught-by: a nim-sum bigger than 32 bits
 # says: hidden case; no 32- or 64-bit limit

@@ -1,4 +1,5 @@
 # Mistake: P- and N-positions the wrong way round (the old handout's names)
+# student-says: P- and N-positions are the wrong way round: a nim-sum of 0 is a P-position
 # verdict: wrong_answer
 # caught-by: 1, 3, 5, 7 is a P-position
 # says: P and N swapped; P-position

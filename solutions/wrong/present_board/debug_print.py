@@ -1,4 +1,5 @@
 # Mistake: leftover debug print of every row inside present_board
+# student-says: a debug print is left in, so more than the board is printed
 # verdict: wrong_answer
 # caught-by: the handout's board of five rows
 # says: 5 lines before the answer; row 1 has 5 objects; leftover debug prints

@@ -1,4 +1,5 @@
 # Mistake: writes ": " after the row number and then " X" for each object: two spaces after the colon
+# student-says: there are two spaces after the colon
 # verdict: presentation_error
 # caught-by: the handout's board of five rows
 # says: spacing differs on line 2; 1:··X

@@ -1,4 +1,5 @@
 # Mistake: joins the Xs with " ".join after ": ", so an empty row is "2: " with a trailing space
+# student-says: an empty row ends in a space: "2: " instead of "2:"
 # verdict: presentation_error
 # caught-by: a single empty row is shown as "1:"; an empty row in the middle is still shown
 """Exercise 1 of the Nim lab: Present the board

@@ -1,4 +1,5 @@
 # Mistake: leaves out the rows that are empty and numbers only the rows it shows
+# student-says: empty rows are left out and the other rows renumbered
 # verdict: wrong_answer
 # caught-by: an empty row in the middle is still shown; an empty last row
 """Exercise 1 of the Nim lab: Present the board

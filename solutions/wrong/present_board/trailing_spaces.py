@@ -1,4 +1,5 @@
 # Mistake: each X written as "X " so every line ends in a space, and an empty row is "2: "
+# student-says: every line ends in a space: each X is written as "X "
 # verdict: presentation_error
 # caught-by: the handout's board of five rows; a single empty row is shown as "1:"
 # says: spacing differs on line 2

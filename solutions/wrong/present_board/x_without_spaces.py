@@ -1,4 +1,5 @@
 # Mistake: the Xs are written without spaces between them ("1: XXXXX")
+# student-says: the Xs are written without spaces between them, as in "1: XXXXX"
 # verdict: presentation_error
 # caught-by: a single row; two rows
 # says: spacing differs on line 2

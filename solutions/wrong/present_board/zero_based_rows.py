@@ -1,4 +1,5 @@
 # Mistake: rows numbered from 0 (range(len(board)) used as the row number)
+# student-says: the rows are numbered from 0 instead of 1
 # verdict: wrong_answer
 # caught-by: a single row
 # says: expected "1: X X X X X"; printed "0: X X X X X"
