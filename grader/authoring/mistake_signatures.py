@@ -29,7 +29,7 @@ import os
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from grader.authoring.verify import full_strength, grade_beside_reference, signatures_of_runs, signed, wrong_solutions
 from grader.classrun.result_cache import case_fingerprint, grader_fingerprint
@@ -88,9 +88,14 @@ def stored_signatures(course: Path, tasks: Sequence[Task], folder: Optional[Path
 
 
 def course_signatures(
-    course: Path, tasks: Sequence[Task], context: GradingContext, folder: Optional[Path] = None
+    course: Path,
+    tasks: Sequence[Task],
+    context: GradingContext,
+    folder: Optional[Path] = None,
+    said: Optional[Callable[[str], None]] = None,
 ) -> Signatures:
-    """The signatures of every task of ``tasks``: those kept, and the missing ones made and kept."""
+    """The signatures of every task of ``tasks``: those kept, and the missing ones made and kept
+    (``said`` gets a sentence before each is made: it grades the task's known-wrong solutions)."""
     folder = folder or cache_folder()
     grader = grader_fingerprint()
     found: Signatures = {}
@@ -98,6 +103,11 @@ def course_signatures(
         path = folder / f"{task.id}-{task_fingerprint(course, task, grader)}.json"
         stored = _read(path)
         if stored is None:
+            if said is not None:
+                said(
+                    f"{task.id}: grading its known-wrong solutions once, to recognise their mistakes "
+                    "(kept until the course changes; verify does it too)"
+                )
             stored = _made(course, task, context)
             store(path, stored)
         found[task.id] = stored

@@ -50,7 +50,7 @@ def grade_command(args) -> int:
         protections = context.runner.protections(args.python)
         _refuse_unprotected(protections, args.allow_unprotected)
         # the known mistakes' signatures: kept from verify or an earlier grade, else made now (once)
-        signatures = course_signatures(course.root, tasks, context)
+        signatures = course_signatures(course.root, tasks, context, said=lambda text: print(text, file=sys.stderr))
         try:
             outcome = grade_class(
                 class_dir,
