@@ -1,4 +1,5 @@
-"""Text from students, made safe for the places that act on what they read: a terminal, a spreadsheet.
+"""Text for people: text from students made safe for the places that act on what they read (a
+terminal, a spreadsheet), and a count with its noun in the right number (``plural``).
 
 A student names their folder and their files. A terminal obeys escape sequences in what it prints
 (``\\x1b]0;...`` retitles the window, ``\\x1b[2J`` clears it) and bidirectional overrides reorder
@@ -36,3 +37,9 @@ def for_terminal(text: str, keep_newlines: bool = False) -> str:
     if keep_newlines:
         return "\n".join(_UNSAFE.sub(_escape, line) for line in text.split("\n"))
     return _UNSAFE.sub(_escape, text)
+
+
+def plural(count: int, word: str, words: str = "") -> str:
+    """``count`` and its noun, in the singular for exactly one: ``plural(1, "task")`` is "1 task",
+    ``plural(2, "task")`` "2 tasks"; ``words`` is the plural when it is not ``word`` + "s"."""
+    return f"{count} {word if count == 1 else words or word + 's'}"

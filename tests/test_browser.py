@@ -149,3 +149,36 @@ def test_readable_on_a_phone(browser, pages):
             assert font >= 14
     finally:
         browser.set_window_size(1200, 900)
+
+
+def test_a_collapsed_case_shows_a_visible_toggle(browser, pages):
+    folder, results = pages
+    page = open_page(browser, folder, "nim_sum.html")
+    cases = page.find_elements("css selector", "details.case")
+    failing = [i for i, c in enumerate(results["nim_sum"].cases) if not c.accepted]
+    assert len(failing) > 1, "a failing case after the first one, collapsed"
+    closed = cases[failing[1]]
+    label = closed.find_element("css selector", "summary .toggle")
+    assert label.is_displayed() and label.text == "Show"
+    assert label.size["width"] > 0 and label.size["height"] > 0
+    closed.find_element("css selector", "summary").click()
+    assert label.text == "Hide"
+
+
+def test_on_a_phone_the_first_screen_is_the_results_and_the_protections_are_at_the_foot(browser, pages):
+    folder, _ = pages
+    browser.set_window_size(390, 844)
+    try:
+        page = open_page(browser, folder, "nim_sum.html")
+        top = page.execute_script("return document.querySelector('#causes').getBoundingClientRect().top")
+        assert top < page.execute_script("return window.innerHeight"), "the summary of causes is on the first screen"
+        footer = page.find_element("tag name", "footer")
+        assert "graded with Python 3" in footer.text
+        below = page.execute_script(
+            "return document.querySelector('footer').getBoundingClientRect().top"
+            " > document.querySelector('details.case:last-of-type').getBoundingClientRect().top"
+        )
+        assert below, "how the file was graded comes after the cases"
+        assert not page.find_elements("tag name", "header")
+    finally:
+        browser.set_window_size(1200, 900)

@@ -82,12 +82,12 @@ def test_check_runs_two_cases_of_a_looping_program_and_the_rest_are_not_run(tmp_
     assert "Fix the loop first" in message and "check --all" in message
     assert "3 cases were not run" in table and "Fix the loop first" in table
     page = html.unescape((tmp_path / "report" / "spin.html").read_text(encoding="utf-8"))
-    assert "3 cases were not run: your program ran out of time on two cases" in page
+    assert "2 cases, then 3 not run" in page  # the page opens with the time-outs and the cases they held up
     # the command to run every case names the student's own file
-    assert "Fix the loop first, then check again; 'python -m grader check spin.py --all' runs every case." in page
+    assert "fix the loop first, then check again; 'python -m grader check spin.py --all' runs every case." in page
     assert "'python -m grader check spin.py --all'" in table
     assert page.count(">not run</span>") == CASES - 2
-    assert message in page
+    assert page.lower().count("fix the loop first") == 1, "why the cases were not run is said once, not once a case"
     assert "hidden case" not in page  # a hidden case that was not run has not failed
 
 

@@ -293,7 +293,7 @@ def test_twelve_parallel_hand_ins_against_a_maximum_count_of_one_give_one_submis
     assert status == 200 and 'id="id_count_exclusive_or" value="1"' in page
     answers = concurrently(12, lambda: hand_in(url, tokens["cc"], "exclusive_or", "print(0)"))
     assert sorted(status for status, _, _ in answers) == [202] + [429] * 11
-    assert all("the 1 times allowed" in body["error"] for status, _, body in answers if status == 429)
+    assert all("the 1 time allowed" in body["error"] for status, _, body in answers if status == 429)
     _, _, raw = call(f"{url}/api/submissions?task=exclusive_or", tokens["cc"])
     assert len(json.loads(raw)) == 1
 

@@ -274,6 +274,13 @@ def test_the_instructor_sees_the_class_regrades_and_exports():
     assert gradebook[0].startswith("student,") and [line.split(",")[0] for line in gradebook[1:]] == ["ann", "ben"]
 
 
+def test_a_regrade_of_one_submission_says_it_in_the_singular():
+    api_hand_in("ann", "nim_sum", solution("nim_sum"))
+    grade_all()
+    answer = signed_in("teach").post("/teach/tasks/nim_sum/regrade", follow=True)
+    assert "nim_sum: 1 latest submission queued for grading again" in answer.content.decode()
+
+
 def test_the_queue_shows_what_could_not_be_graded():
     from grader.web import queue
 

@@ -50,7 +50,7 @@ def test_index_lists_failing_tasks_first(grade, tmp_path):
     bad = grade("nim_sum", "")
     index = write([good, bad], tmp_path)["index.html"]
     assert index.index("nim_sum.html") < index.index("exclusive_or.html")
-    assert "still need work" in index
+    assert "1 of 2 tasks still needs work" in index
 
 
 def test_hidden_failures_are_announced_on_the_task_page(grade, tmp_path):
@@ -76,12 +76,14 @@ def test_terminal_table_has_one_row_per_task(grade):
     assert lines[2].startswith("nim_sum") and "no_output" in lines[2]
 
 
-def test_header_says_which_protections_were_active(grade, tmp_path):
+def test_the_foot_says_which_protections_were_active(grade, tmp_path):
     report.write_html([grade("exclusive_or", solution("exclusive_or"))], tmp_path, "protections: no network")
     for page in ("index.html", "exclusive_or.html"):
         text = (tmp_path / page).read_text(encoding="utf-8")
-        header = text[text.index("<header") : text.index("</header>")]
-        assert "protections: no network" in header
+        foot = text[text.index("<footer") : text.index("</footer>")]
+        assert "protections: no network" in foot and text.index("</footer>") > text.index(
+            "</table>" if page == "index.html" else "</details>"
+        )
 
 
 def test_a_line_megabytes_long_is_shown_cut_around_the_difference():

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
+from grader.safe_text import plural
+
 MARKER = "nim-grader-kit.json"  # the file that says a folder is a kit (student_kit reads and writes it)
 
 
@@ -29,10 +31,6 @@ class KitTask:
 def _cell(text: str) -> str:
     """``text`` as one cell of a Markdown table: one line, its bars escaped."""
     return " ".join(text.split()).replace("|", "\\|")
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def readme_text(tasks: Sequence[KitTask], server: Optional[str], checkers: bool) -> str:
@@ -107,7 +105,7 @@ def readme_text(tasks: Sequence[KitTask], server: Optional[str], checkers: bool)
     lines += ["", "## Your marks come from the portal", ""]
     if hidden:
         lines.append(
-            f"The portal grades what you hand in on these public cases and also on {_plural(hidden, 'hidden case')}, "
+            f"The portal grades what you hand in on these public cases and also on {plural(hidden, 'hidden case')}, "
             "which this kit does not have: a program that passes every case here can still fail there, so "
             "test it on more boards of your own. The portal shows a hidden case's name, verdict and hint, "
             "never its input or answer."

@@ -34,6 +34,7 @@ from grader.course.reference import with_answers
 from grader.errors import GraderError, UsageError
 from grader.grade.grading import GradingContext
 from grader.model import Task
+from grader.safe_text import plural
 from grader.submission.files import Kind, read_files
 
 MARKER_BYTES = 64 * 1024  # a marker is a few hundred bytes; a larger one is not read
@@ -255,5 +256,5 @@ def portal_note(info: KitInfo, task_ids: Iterable[str]) -> str:
     if not count:
         have = "has" if len(ids) == 1 else "have"
         return f"Public cases only: {these} {have} no hidden cases on the portal, and your marks are the portal's."
-    cases = f"{count} hidden case{'s' if count != 1 else ''}"
+    cases = plural(count, "hidden case")
     return f"Public cases only: the portal also runs {cases} of {these}, and your marks are the portal's."

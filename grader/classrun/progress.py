@@ -12,7 +12,7 @@ import time
 from typing import Callable, Optional, TextIO
 
 from grader.marks import StudentMarks
-from grader.safe_text import for_terminal
+from grader.safe_text import for_terminal, plural
 
 # A terminal line is redrawn at most this often, in seconds (drawing costs more than grading).
 _REDRAW_S = 0.1
@@ -67,7 +67,7 @@ class Progress:
 
     def _counts(self) -> str:
         cached = f", {self.from_cache:,} from the cache" if self.from_cache else ""
-        return f"{self.cases:,} cases ({self.failed:,} not accepted{cached})"
+        return f"{self.cases:,} case{'' if self.cases == 1 else 's'} ({self.failed:,} not accepted{cached})"
 
     def _draw(self) -> None:
         elapsed = self.clock() - self.start
@@ -75,7 +75,7 @@ class Progress:
         done = self.students / self.total if self.total else 1.0
         rate = self.students / elapsed if elapsed > 0 else 0.0
         left = f", {_clock((self.total - self.students) / rate)} left" if rate and self.students < self.total else ""
-        text = f" {self.students}/{self.total} students · {self._counts()} · {rate:.1f} students/s{left}"
+        text = f" {self.students}/{plural(self.total, 'student')} · {self._counts()} · {rate:.1f} students/s{left}"
         bar_width = max(10, min(30, width - len(text) - 3))
         filled = int(done * bar_width)
         line = f"[{'#' * filled}{'-' * (bar_width - filled)}]{text}"
@@ -100,6 +100,6 @@ class Progress:
             self.stream.flush()
         elapsed = max(self.clock() - self.start, 1e-9)
         return (
-            f"{self.students} students, {self._counts()} in {elapsed:.1f} s: "
+            f"{plural(self.students, 'student')}, {self._counts()} in {elapsed:.1f} s: "
             f"{self.students / elapsed:.1f} students/s, {self.cases / elapsed:.0f} cases/s."
         )

@@ -16,6 +16,7 @@ from grader.authoring.import_kattis import import_kattis
 from grader.cli.grading_setup import course_folder, default_course, grading_context, interpreter_version
 from grader.course.layout import Course
 from grader.errors import UsageError
+from grader.safe_text import plural
 
 
 def add_case_command(args) -> int:
@@ -54,7 +55,7 @@ def import_command(args) -> int:
         target.write_text(result.yaml_text, encoding="utf-8")
     except OSError as error:
         raise UsageError(f"cannot write {target}: {error.strerror or error}.") from None
-    print(f"Wrote {result.cases} case{'s' if result.cases != 1 else ''} for the task '{result.task_id}' to {target}.")
+    print(f"Wrote {plural(result.cases, 'case')} for the task '{result.task_id}' to {target}.")
     if result.notes:
         print(f"Not carried over ({len(result.notes)}):")
         print("\n".join(f"  - {note}" for note in result.notes))

@@ -20,7 +20,7 @@ from grader.grade.grading import GradingContext, grade_file
 from grader.grade.known_mistakes import with_known_mistake
 from grader.model import TaskResult, Verdict
 from grader.report import pages as report
-from grader.safe_text import for_terminal
+from grader.safe_text import for_terminal, plural
 from grader.submission.paths import collect_submissions
 
 
@@ -71,8 +71,7 @@ def _grade_and_report(args, pairs, notes, context: GradingContext, note: str, po
     status = grade_all()
     if not args.watch:
         return status
-    count = f"{len(files)} file{'s' if len(files) != 1 else ''}"
-    print(f"Watching {count}: save to grade again, Ctrl-C to stop.", flush=True)
+    print(f"Watching {plural(len(files), 'file')}: save to grade again, Ctrl-C to stop.", flush=True)
     return watch(files, grade_all, before)
 
 

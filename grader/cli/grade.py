@@ -21,7 +21,7 @@ from grader.cli.grading_setup import course_folder, graded_with, grading_context
 from grader.course.loader import load_course
 from grader.errors import UsageError
 from grader.model import Verdict
-from grader.safe_text import for_terminal
+from grader.safe_text import for_terminal, plural
 
 
 def grade_command(args) -> int:
@@ -82,7 +82,8 @@ def grade_command(args) -> int:
     for failure in outcome.grader_failures:
         print(f"error: {for_terminal(failure)}", file=sys.stderr)
     print(
-        f"Graded {len(outcome.students)} students on {len(tasks)} tasks: {out / 'index.html'}, {out / 'gradebook.csv'}"
+        f"Graded {plural(len(outcome.students), 'student')} on {plural(len(tasks), 'task')}: "
+        f"{out / 'index.html'}, {out / 'gradebook.csv'}"
     )
     if outcome.grader_failures:
         return 2

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from grader.cli.grading_setup import course_folder
 from grader.errors import UsageError
+from grader.safe_text import plural
 
 _INSTALL = "the portal needs the web extra: pip install -e '.[web]' (Python 3.10 or later)"
 
@@ -190,7 +191,7 @@ def users_command(args) -> int:
         outcome = roster.import_roster(Path(args.roster))
         for username, password in outcome.created:
             print(f"{username}: sign in the first time with the password {password} and change it at once.")
-        print(f"{len(outcome.created)} accounts created, {len(outcome.updated)} updated.", file=sys.stderr)
+        print(f"{plural(len(outcome.created), 'account')} created, {len(outcome.updated)} updated.", file=sys.stderr)
         return 0
     if args.action == "password":
         for username, password in roster.new_passwords(args.usernames):

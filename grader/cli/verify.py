@@ -14,6 +14,7 @@ from grader.authoring.verify import VerifyReport, verify_course
 from grader.cli.grading_setup import course_folder, grading_context, interpreter_version
 from grader.errors import UsageError
 from grader.report import pages as report
+from grader.safe_text import plural
 
 
 def verify_command(args) -> int:
@@ -48,8 +49,8 @@ def verify_text(result: VerifyReport) -> str:
         caught = len(matrix.wrong) - len(matrix.uncaught())
         weak = matrix.weak_cases()
         lines.append(
-            f"  {matrix.task_id}: {caught} of {len(matrix.wrong)} known-wrong solutions caught; "
-            f"{len(matrix.cases) - len(weak)} of {len(matrix.cases)} cases catch at least one"
+            f"  {matrix.task_id}: {caught} of {plural(len(matrix.wrong), 'known-wrong solution')} caught; "
+            f"{len(matrix.cases) - len(weak)} of {plural(len(matrix.cases), 'case')} catch at least one"
         )
     if result.weak:
         lines.append(f"Not failures, but worth a look ({len(result.weak)}):")

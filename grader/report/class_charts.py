@@ -17,6 +17,7 @@ from typing import Dict, List, Sequence, Tuple
 
 from grader.marks import CaseTally, StudentMarks, score_histogram
 from grader.model import Task
+from grader.safe_text import plural
 
 # A no-break space before "%", so "30 %" never breaks across lines.
 PERCENT = "\u00a0%"
@@ -137,7 +138,7 @@ def rate_text(tally: CaseTally) -> str:
 
 
 def _students(count: int) -> str:
-    return f"{count} student{'s' if count != 1 else ''}"
+    return plural(count, "student")
 
 
 def _range_text(index: int, bins: int) -> str:

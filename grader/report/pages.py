@@ -11,7 +11,7 @@ import json
 import os
 import shlex
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePath
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -20,8 +20,10 @@ import jinja2
 from grader import __version__
 from grader.marks import CaseTally, StudentMarks, plain_number
 from grader.model import CaseResult, Task, TaskResult, Verdict
+from grader.report.causes import Cause, causes, is_shared, shared_cores, split_message, terminal_cause
 from grader.report.class_overview import class_overview
 from grader.report.shown import EVERYTHING, Shown, ShownLine, clipped, shown_lines
+from grader.safe_text import plural
 
 # Verdicts of a hidden case that are no hidden failure: it passed, or it was not run.
 _NOT_FAILED = (Verdict.ACCEPTED, Verdict.NOT_RUN)
@@ -43,6 +45,7 @@ class CaseView:
     ran: bool = True  # False for a not_run case: nothing to show but why
     message: str = ""  # the case's message, and its error output, as shown (long ones cut: ``Shown``)
     stderr: str = ""
+    shared: bool = False  # its cause is said once at the top; ``message`` is what is its alone
 
 
 @dataclass(frozen=True)
@@ -57,19 +60,22 @@ class TaskView:
     first_failing: Optional[CaseView]
     not_run_note: str = ""  # why some cases were not run, and how to run them all
     cut_note: str = ""  # on the portal: that the page was shortened, and how to see everything
+    causes: Tuple[Cause, ...] = ()  # the failing cases grouped by cause, what to fix first first
 
 
 @functools.lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
     # One environment for the process: it compiles each template once (a class run renders
     # thousands of pages), and rendering from it is safe from several threads.
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.PackageLoader("grader.report", "templates"),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.globals["plural"] = plural  # a count meets its noun in every template the same way
+    return env
 
 
 def _marked(text: str, diff, shown: Shown) -> Tuple[ShownLine, ...]:
@@ -78,18 +84,28 @@ def _marked(text: str, diff, shown: Shown) -> Tuple[ShownLine, ...]:
 
 def task_view(result: TaskResult, page: str, shown: Shown = EVERYTHING, cut_note: str = "") -> TaskView:
     """Build the view of one task page, its long texts cut as ``shown`` says; the first case not
-    accepted is the one open."""
+    accepted is the one open. A case whose cause several cases share (or the file's problem, when
+    it did not run) shows in its row only what is its alone: the cause is said once, at the top."""
     first_failing = next((i for i, c in enumerate(result.cases) if not c.accepted), None)
+    counts = shared_cores(result)
+    anchors = [f"case-{index + 1}" for index in range(len(result.cases))]
     views = []
+    seen_errors = set()  # (verdict, core, error output) shown already: the same traceback, once
     for index, case in enumerate(result.cases):
         ran = case.verdict is not Verdict.NOT_RUN
         show = not case.case.hidden and ran
         diff = case.difference
+        shared = result.problem is not None or is_shared(case, counts) or not ran
+        core, own = split_message(case)
+        message = own if shared and result.problem is None else case.message
+        error_key = (case.verdict, core, case.stderr)
+        stderr = "" if shared and error_key in seen_errors else case.stderr
+        seen_errors.add(error_key)
         views.append(
             CaseView(
                 result=case,
-                anchor=f"case-{index + 1}",
-                open=index == first_failing,
+                anchor=anchors[index],
+                open=index == first_failing and result.problem is None and ran,
                 show_data=show,
                 input_lines=shown_lines(case.case.input, shown=shown) if show else (),
                 expected_lines=_marked(case.expected, diff, shown) if show and case.case.expected else (),
@@ -97,8 +113,9 @@ def task_view(result: TaskResult, page: str, shown: Shown = EVERYTHING, cut_note
                 expected_alternatives=max(len(case.case.expected) - 1, 0),
                 missing_final_newline=bool(case.actual) and not case.actual.endswith("\n"),
                 ran=ran,
-                message=clipped(case.message, shown.text_chars, "both"),
-                stderr=clipped(case.stderr, shown.text_chars, "both"),
+                message="" if result.problem else clipped(message, shown.text_chars, "both"),
+                stderr=clipped(stderr, shown.text_chars, "both"),
+                shared=shared,
             )
         )
     return TaskView(
@@ -110,6 +127,18 @@ def task_view(result: TaskResult, page: str, shown: Shown = EVERYTHING, cut_note
         first_failing=views[first_failing] if first_failing is not None else None,
         not_run_note=not_run_note(result),
         cut_note=cut_note,
+        causes=()
+        if result.problem
+        else tuple(_clipped_cause(c, shown) for c in causes(result, anchors, *_not_run_texts(result))),
+    )
+
+
+def _clipped_cause(cause: Cause, shown: Shown) -> Cause:
+    """``cause`` with its texts cut as ``shown`` cuts a case's message."""
+    return replace(
+        cause,
+        text=clipped(cause.text, shown.text_chars, "both"),
+        not_run_text=clipped(cause.not_run_text, shown.text_chars, "both"),
     )
 
 
@@ -119,10 +148,23 @@ def not_run_note(result: TaskResult) -> str:
     if not skipped:
         return ""
     cases = "case was" if skipped == 1 else "cases were"
+    return f"{skipped} {cases} not run: {_NOT_RUN_WHY} {_not_run_advice(result)}"
+
+
+_NOT_RUN_WHY = "your program ran out of time on two cases, which usually means a loop that never ends."
+
+
+def _not_run_advice(result: TaskResult) -> str:
     command = f"python -m grader check {shlex.quote(PurePath(result.file).name)} --all"
+    return f"Fix the loop first, then check again; '{command}' runs every case."
+
+
+def _not_run_texts(result: TaskResult) -> Tuple[str, str]:
+    """What the summary of causes says of the cases not run: alone, and on the time-outs' line."""
+    advice = _not_run_advice(result)
     return (
-        f"{skipped} {cases} not run: your program ran out of time on two cases, which usually means a loop "
-        f"that never ends. Fix the loop first, then check again; '{command}' runs every case."
+        f"{_NOT_RUN_WHY[0].upper()}{_NOT_RUN_WHY[1:]} {advice}",
+        f"The cases not run wait for it: {advice[0].lower()}{advice[1:]}",
     )
 
 
@@ -294,13 +336,18 @@ def json_text(results: Sequence[TaskResult]) -> str:
 
 
 def terminal_table(results: Sequence[TaskResult], report: Optional[Path] = None) -> str:
-    """The short table for a terminal: task, verdict, score, and the first failing case."""
+    """The short table for a terminal: task, verdict, score, and the first failing case; under a
+    task not accepted, that case's cause in one line, in the report's words (``terminal_cause``)."""
     rows = []
     for r in results:
         failing = next((c for c in r.cases if not c.accepted), None)
         failing_name = failing.case.name if failing else ""
         rows.append((r.task.id, r.verdict.value, score_text(r.score, r.max_score), failing_name))
-    lines = table_lines(rows)
+    table = table_lines(rows)
+    lines = table[:1]
+    for row, r in zip(table[1:], results):
+        cause = terminal_cause(r)
+        lines += [row, f"    {cause}"] if cause else [row]
     lines += [f"{r.task.id}: {not_run_note(r)}" for r in results if not_run_note(r)]
     if report is not None:
         lines.append(f"Report: {report}")

@@ -15,6 +15,11 @@ def _is_are(names: Sequence[str]) -> str:
     return "is" if len(names) == 1 else "are"
 
 
+def _listed(names: Sequence[str]) -> str:
+    """``a.py, b.py and c.py``: names as a sentence lists them."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def companion_notes(shown: str, companions: Sequence[FileRead]) -> Tuple[str, ...]:
     """Notes on the exercise files a submission may import that were not used: missing or refused."""
     name = Path(shown).name
@@ -23,7 +28,7 @@ def companion_notes(shown: str, companions: Sequence[FileRead]) -> Tuple[str, ..
     if missing:
         folder = Path(shown).parent
         notes.append(
-            f"{name} may import your other exercise files, but {', '.join(missing)} {_is_are(missing)} "
+            f"{name} may import your other exercise files, but {_listed(missing)} {_is_are(missing)} "
             f"not in the same folder ({folder})."
         )
     for companion in companions:

@@ -23,6 +23,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from grader.safe_text import plural
 from grader.submission.files import MAX_SOURCE_BYTES
 from grader.web.course_state import course_tasks
 from grader.web.models import Submission, TaskPolicy
@@ -92,7 +93,9 @@ def hand_in(student, task_id: str, data: Optional[bytes], too_large: bool = Fals
         policy = TaskPolicy.objects.filter(task=task_id).first()
         wait = _too_soon(policy, student, task_id, now)
         if wait < 0:
-            return HandIn(status=429, message=f"you have handed in {task_id} the {policy.max_count} times allowed")
+            return HandIn(
+                status=429, message=f"you have handed in {task_id} the {plural(policy.max_count, 'time')} allowed"
+            )
         if wait > 0:
             return HandIn(status=429, message=f"hand in {task_id} again in {wait} s", retry_after=wait)
         bound = max_waiting()
@@ -100,8 +103,8 @@ def hand_in(student, task_id: str, data: Optional[bytes], too_large: bool = Fals
         if bound and waiting >= bound:
             return HandIn(
                 status=429,
-                message=f"you have {waiting} submissions waiting to be graded (at most {bound} may wait at once); "
-                "hand in again when one is done",
+                message=f"you have {plural(waiting, 'submission')} waiting to be graded "
+                f"(at most {bound} may wait at once); hand in again when one is done",
                 retry_after=WAITING_RETRY_S,
             )
         row = Submission.objects.create(

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import List, Optional, Tuple, Union
 
+from grader.safe_text import plural
 from grader.web.models import BEST, LATEST, MAX_WAITING, QUEUED, RUNNING, CourseSetting, Submission, TaskPolicy
 
 MAX_INTERVAL_S = 366 * 24 * 3600  # a year: anything longer is a typo, not a rule
@@ -114,7 +115,7 @@ def limits_in_words(task_id: str, student) -> List[str]:
         return said
     if policy.max_count is not None:
         used = Submission.objects.filter(student=student, task=task_id).count()
-        said.append(f"You may hand it in {policy.max_count} times; you have used {used}.")
+        said.append(f"You may hand it in {plural(policy.max_count, 'time')}; you have used {used}.")
     if policy.min_interval_s:
         said.append(f"Wait at least {policy.min_interval_s} s between two submissions.")
     if policy.deadline is not None:

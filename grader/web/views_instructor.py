@@ -23,6 +23,7 @@ from django.views.decorators.http import require_POST
 
 from grader.classrun.exports import gradebook_csv
 from grader.report.pages import class_html
+from grader.safe_text import plural
 from grader.web.class_marks import class_marks, counted_in_words
 from grader.web.course_state import course_problem, course_tasks
 from grader.web.gradescope_export import gradescope_zip
@@ -187,7 +188,8 @@ def regrade(request, task_id: str):
         raise Http404("no such task")
     queued = regrade_task(task_id)
     messages.success(
-        request, f"{task_id}: {queued} latest submissions queued for grading again (old results stay until then)."
+        request,
+        f"{task_id}: {plural(queued, 'latest submission')} queued for grading again (old results stay until then).",
     )
     return redirect("teach")
 
