@@ -89,7 +89,7 @@ def marks_of(student: str, results: Sequence[TaskResult]) -> StudentMarks:
                 max_score=r.max_score,
                 failed=sum(1 for c in r.cases if not c.accepted),
                 cases=len(r.cases),
-                missing=r.problem is not None and r.problem.verdict is Verdict.NO_OUTPUT,
+                missing=not r.handed_in,
                 mistake=r.mistake.instructor_text if r.mistake else "",
             )
             for r in results

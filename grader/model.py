@@ -25,6 +25,7 @@ class Verdict(str, enum.Enum):
     SYNTAX_ERROR = "syntax_error"
     RULE_VIOLATION = "rule_violation"
     NOT_RUN = "not_run"  # only in check: skipped once a program has run out of time on two cases
+    NOT_HANDED_IN = "not_handed_in"  # grade: the student's folder has no file for the task
 
     @property
     def label(self) -> str:
@@ -49,6 +50,7 @@ _LABELS = {
     Verdict.SYNTAX_ERROR: "does not compile",
     Verdict.RULE_VIOLATION: "breaks a rule of the exercise",
     Verdict.NOT_RUN: "not run",
+    Verdict.NOT_HANDED_IN: "not handed in",
 }
 
 
@@ -64,6 +66,7 @@ _PHRASES = {
     Verdict.SYNTAX_ERROR: "does not compile",
     Verdict.RULE_VIOLATION: "breaks a rule of the exercise",
     Verdict.NOT_RUN: "was not run",
+    Verdict.NOT_HANDED_IN: "was not handed in",
 }
 
 
@@ -361,6 +364,11 @@ class TaskResult:
         # path built it: what leaves grading for a hidden case is its name, verdict and fixed sentence.
         cases = tuple(case.concealed_for(self.problem) if case.case.hidden else case for case in self.cases)
         object.__setattr__(self, "cases", cases)
+
+    @property
+    def handed_in(self) -> bool:
+        """False when the student handed in no file for this task (``file`` then names none)."""
+        return self.problem is None or self.problem.verdict is not Verdict.NOT_HANDED_IN
 
     @property
     def verdict(self) -> Verdict:

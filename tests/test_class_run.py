@@ -314,7 +314,7 @@ def test_a_task_total_shares_its_points_out(small_course, tmp_path):
     out = tmp_path / "out"
     grade(room, out, small_course)
     book = gradebook(out)
-    assert book["ann"]["total"] == "10" and list(book["ann"]) == ["student", "exclusive_or", "total"]
+    assert book["ann"]["total"] == "10" and list(book["ann"]) == ["student", "exclusive_or", "total", "not_handed_in"]
     # ben fails "1 0" and "0 1" (1 and 3 points), so passes 2 of the 6 points: 10 * 2 / 6
     assert book["ben"]["total"] == "3.3333"
     ben = json.loads((out / "ben" / "results.json").read_text())

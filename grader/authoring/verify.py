@@ -316,7 +316,9 @@ def _check_rejected(task: Task, course: Path, context: GradingContext, checked: 
             path.write_text(text, encoding="utf-8")
             candidates.append((label, path))
         for label, path in candidates:
-            if grade_beside_reference(task, path, course, context).verdict is Verdict.ACCEPTED:
+            # (the cases themselves must reject a stub: grading's rule that a stub scores 0 is not asked)
+            running = replace(context, stubs_score_zero=False)
+            if grade_beside_reference(task, path, course, running).verdict is Verdict.ACCEPTED:
                 findings.append(Finding(task.id, f"{label} is accepted: the cases do not check the answer"))
     if not findings:
         checked.append(f"{task.id}: the stub, an empty file and a silent file are rejected")

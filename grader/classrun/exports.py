@@ -57,9 +57,14 @@ def gradescope_document(tests: Sequence[GradescopeTest], score: Optional[float] 
 
 def gradescope(results: Sequence[TaskResult]) -> dict:
     """The Gradescope ``results.json`` document for one student's results: a test per case
-    (``"task: case"``)."""
-    return gradescope_document(
-        [
+    (``"task: case"``), and for a task not handed in one failed test worth the task
+    (``"task: not handed in"``, as the portal's export has it)."""
+    tests = []
+    for task in results:
+        if not task.handed_in:
+            tests.append(GradescopeTest(f"{task.task.id}: not handed in", task.max_score, False, task.problem.message))
+            continue
+        tests += [
             GradescopeTest(
                 f"{task.task.id}: {case.case.name}",
                 task.points_of(case.case),
@@ -68,11 +73,9 @@ def gradescope(results: Sequence[TaskResult]) -> dict:
                 case.case.hidden,
                 case.time_s,
             )
-            for task in results
             for case in task.cases
-        ],
-        score=sum(task.score for task in results),
-    )
+        ]
+    return gradescope_document(tests, score=sum(task.score for task in results))
 
 
 # A spreadsheet reads a cell that starts with one of these as a formula (OWASP, "CSV Injection").
@@ -93,18 +96,21 @@ def _row(cells: Sequence) -> list:
 
 
 def gradebook_csv(students: Sequence[StudentMarks], tasks: Sequence[Task]) -> str:
-    """One row per student, one column per task (its score), and the total (``grader-cli.md``)."""
+    """One row per student, one column per task (its score), and the total (``grader-cli.md``);
+    then ``not_handed_in``: the tasks with no file, space-separated (a 0 there is not a 0 earned)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(_row(["student", *(task.id for task in tasks), "total"]))
+    writer.writerow(_row(["student", *(task.id for task in tasks), "total", "not_handed_in"]))
     for student in students:
         scores = {t.task: t.score for t in student.tasks}
+        missing = {t.task for t in student.tasks if t.missing}
         writer.writerow(
             _row(
                 [
                     student.student,
                     *(plain_number(scores.get(t.id, 0), 4) for t in tasks),
                     plain_number(student.score, 4),
+                    " ".join(t.id for t in tasks if t.id in missing),
                 ]
             )
         )

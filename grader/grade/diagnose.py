@@ -8,6 +8,8 @@ showing (a visible case only).
 
 from __future__ import annotations
 
+import ast
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -29,8 +31,7 @@ _HINTS = {
     "RuntimeError": "",
     "NameError": "A name is used before it is defined. If it is a function from an earlier "
     "exercise, copy that function into this file: each exercise file must work on its own.",
-    "IndexError": "A position in a list is out of range. Rows count from 1, but Python lists "
-    "count from 0: row r is board[r - 1]. Check the row is between 1 and len(board) first.",
+    # IndexError: no advice of its own; the row advice only for a line that indexes by a row (``_row_advice``)
     "ValueError": "",
     "AssertionError": "An assert in your file failed.",
 }
@@ -131,13 +132,60 @@ def limit_hint(crash: Crash, limits) -> str:
     return ""
 
 
-def crash_message(crash: Crash, own_files: Sequence[str] = (), task_ids: Sequence[str] = (), run_name: str = "") -> str:
+_ROW_ADVICE = (
+    "Rows count from 1, but Python lists count from 0: row r is board[r - 1]. Check the row is between 1 "
+    "and len(board) first."
+)
+_EMPTY_BOARD_ADVICE = (
+    "The board [] has no rows at all, so it has no position to read: make your code work for it without "
+    "indexing the board (a loop over its rows simply runs no time)."
+)
+
+
+def input_board(case_input: str) -> Optional[list]:
+    """The board a JSON test case gives (a list, or the ``board`` or ``input`` of an object), or None."""
+    try:
+        case = json.loads(case_input)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(case, dict):
+        case = case.get("board", case.get("input"))
+    return case if isinstance(case, list) and all(type(row) is int for row in case) else None
+
+
+def _indexes_by_row(source: str) -> bool:
+    """Whether the student's line reads a list at a position computed from a row (``board[row - 1]``):
+    only then is the advice about counting rows from 1 about their mistake."""
+    line = source.strip()
+    if line.startswith("elif "):
+        line = line[2:]
+    if line.endswith(":"):
+        line += " pass"  # the first line of a block (if, while, for) parses with a body
+    try:
+        tree = ast.parse(line or "pass")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return any(
+        isinstance(node, ast.Subscript)
+        and any(isinstance(name, ast.Name) and "row" in name.id.lower() for name in ast.walk(node.slice))
+        for node in ast.walk(tree)
+    )
+
+
+def crash_message(
+    crash: Crash,
+    own_files: Sequence[str] = (),
+    task_ids: Sequence[str] = (),
+    run_name: str = "",
+    board: Optional[list] = None,
+) -> str:
     """``Your program crashed with IndexError (...) on line 12: `board[row]`.`` plus a hint.
 
     ``own_files`` are the student's exercise files the program may import (task ids);
     ``task_ids`` all the course's tasks (importing another one is a mistake). ``run_name`` is the
     program's own name in the run folder: a crash in another file (``line 56 of present_board.py``)
-    names that file.
+    names that file. ``board`` is the case's board when it may be told (a visible case), for the
+    crashes it explains (an IndexError on the empty board).
     """
     what = crash.exception + (f" ({crash.text})" if crash.text else "")
     elsewhere = bool(run_name and crash.file and crash.file != run_name)
@@ -146,6 +194,11 @@ def crash_message(crash: Crash, own_files: Sequence[str] = (), task_ids: Sequenc
         where = f" on line {crash.line} of {crash.file}" if elsewhere else f" on line {crash.line}"
     code = f": {crash.source}" if crash.source else ""
     hint = _HINTS.get(crash.exception, "") if crash.builtin else ""
+    if crash.builtin and crash.exception == "IndexError":
+        if board == []:
+            code, hint = f"{code}, on the empty board []", _EMPTY_BOARD_ADVICE
+        elif _indexes_by_row(crash.source):
+            hint = _ROW_ADVICE
     if elsewhere:
         hint = (
             f"The error is in your {crash.file}, which this file imports: fix it there (its own cases may show "

@@ -24,6 +24,7 @@ from grader.grade.submitted_program import companion_names, run_seed, staged_pro
 from grader.grade.verdicts import explain_silence, repeats_result, run_result, with_smaller_input
 from grader.model import Case, CaseResult, SourceProblem, Task, TaskResult, Verdict
 from grader.run.execute import Program, Runner, SubprocessRunner
+from grader.submission import stubs
 from grader.submission.files import FileRead, Kind, read_files
 from grader.submission.problems import all_cases, companion_notes, unusable_file
 from grader.submission.source import inspect_source
@@ -49,6 +50,9 @@ class GradingContext:
     stop_when_random: bool = True  # a repeated case stops once it has seen min_distinct right answers
     quick_feedback: bool = False  # check and the portal: after two time-outs in a task, its other cases are not_run
     not_run_advice: str = ""  # what those not_run cases advise (default: check's)
+    # A file that is still the exercise file (its functions as handed out) scores 0 without running;
+    # verify sets False to see whether the cases themselves reject the stub.
+    stubs_score_zero: bool = True
 
 
 def grade_file(
@@ -92,6 +96,10 @@ def grade_submission(
     problem = inspect_source(data, task.rules)
     if problem is not None:
         return all_cases(task, shown, problem)
+    stub = _stub(context, task)
+    unwritten = stubs.untouched(data, stub) if context.stubs_score_zero else ()
+    if unwritten:  # what its empty functions pass by accident says nothing of the student's work
+        return all_cases(task, shown, SourceProblem(Verdict.WRONG_ANSWER, stubs.stub_message(unwritten)))
     notes = companion_notes(shown, companions)
     task = reference.with_answers(task, context)
     if not data.strip():
@@ -111,7 +119,7 @@ def grade_submission(
     if broken is not None:  # a rule broken while running breaks it for the whole file, as the static check does
         return all_cases(task, shown, SourceProblem(Verdict.RULE_VIOLATION, broken.message))
     if any(r.verdict is Verdict.NO_OUTPUT for r in results):
-        results = explain_silence(results, data, _stub(context, task))
+        results = explain_silence(results, data, stub)
     return TaskResult(task=task, file=shown, cases=tuple(results), notes=notes)
 
 

@@ -22,6 +22,7 @@ from grader.check import patterns
 from grader.check.random_answers import answer_key
 from grader.check.text import first_difference, significant_lines
 from grader.grade import diagnose
+from grader.grade.returns import returns_nothing_message
 from grader.model import Case, CaseResult, CheckOutcome, Difference, Mistake, RuleBreak, RunResult, Verdict
 from grader.run.child_program import RULE_BROKEN
 from grader.run.execute import Program
@@ -62,7 +63,14 @@ def run_result(
             outcome = _check(case, actual, checker)
             verdict, message = outcome.verdict, outcome.message
             hint_applies = not outcome.answer_found and verdict is not Verdict.PRESENTATION_ERROR
-    known = _known_mistake(case, actual) if verdict is not Verdict.ACCEPTED else None
+    nothing = ""
+    if session is None and verdict is Verdict.WRONG_ANSWER:
+        # None printed where an answer was due: name the function that returned nothing, and why
+        source = _student_source(program, program.run_name)
+        nothing, has_code = returns_nothing_message(source, case.input, actual, case.expected)
+        if nothing:
+            message, hint_applies = nothing, has_code  # a hint about the logic is noise for an empty body
+    known = _known_mistake(case, actual) if verdict is not Verdict.ACCEPTED and not nothing else None
     if known is not None:
         message = f"{message} This is a common mistake: {known.hint}"
         hint_applies = False
@@ -277,7 +285,9 @@ def _run_verdict(run: RunResult, case: Case, program: Program, task_ids: Sequenc
                     f"{limit} {diagnose.crash_message(crash, run_name=program.run_name)}",
                     False,
                 )
-            message = diagnose.crash_message(crash, program.own_modules, task_ids, program.run_name)
+            # the input's shape may be told of a visible case only (a hidden one shows nothing of its input)
+            board = None if case.hidden else diagnose.input_board(case.input)
+            message = diagnose.crash_message(crash, program.own_modules, task_ids, program.run_name, board)
             return Verdict.RUNTIME_ERROR, message, crash.exception not in diagnose.SETUP_CRASHES
         if run.signal == getattr(signal, "SIGXCPU", None):
             return (

@@ -57,9 +57,10 @@ def too_large(task: Task, shown: str) -> TaskResult:
 
 
 def missing_file(task: Task, shown: str) -> TaskResult:
-    """The result for a file that was not handed in: every case printed nothing."""
+    """The result for a file that was not handed in: every case ``not_handed_in`` (not "printed
+    nothing": no program ran), saying which file was looked for, by its name alone."""
     name = shown.rsplit("/", 1)[-1]
-    problem = SourceProblem(Verdict.NO_OUTPUT, f"No {name} was handed in, so no case could be run.")
+    problem = SourceProblem(Verdict.NOT_HANDED_IN, f"No {name} was handed in, so no case could be run.")
     return all_cases(task, shown, problem)
 
 

@@ -178,7 +178,7 @@ def _syntax_hint(text: str, source_line: str, error: SyntaxError) -> str:
     return ""
 
 
-def _main_blocks(tree: ast.AST) -> list:
+def main_blocks(tree: ast.AST) -> list:
     """The top-level ``if __name__ == "__main__":`` blocks of a module."""
     found = []
     for node in getattr(tree, "body", []):
@@ -204,7 +204,7 @@ def main_block_advice(data: bytes, stub: Optional[bytes]) -> str:
         tree = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return ""  # not for this sentence to explain (such a file does not run at all)
-    blocks = _main_blocks(tree)
+    blocks = main_blocks(tree)
     if not blocks:
         return (
             'Your file has no main block (if __name__ == "__main__": at the end), so nothing reads the '
@@ -214,7 +214,7 @@ def main_block_advice(data: bytes, stub: Optional[bytes]) -> str:
     if stub is None:
         return ""
     try:
-        stub_blocks = _main_blocks(ast.parse(stub))
+        stub_blocks = main_blocks(ast.parse(stub))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return ""
     if stub_blocks and _dump(blocks[-1]) != ast.dump(stub_blocks[-1]):

@@ -36,7 +36,7 @@ def counted_in_words() -> str:
 
 def _mark(task: Task, row) -> TaskMark:
     if row is None:
-        return TaskMark(task.id, Verdict.NO_OUTPUT, 0.0, task.max_score, 0, 0, missing=True)
+        return TaskMark(task.id, Verdict.NOT_HANDED_IN, 0.0, task.max_score, 0, 0, missing=True)
     cases = row.results or ()
     failed = sum(1 for case in cases if case["verdict"] != Verdict.ACCEPTED.value)
     return TaskMark(task.id, Verdict(row.verdict), row.score or 0.0, task.max_score, failed, len(cases))
