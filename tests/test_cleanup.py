@@ -225,3 +225,30 @@ def test_a_root_is_locked_while_its_runner_lives():
     finally:
         root.close()
     assert not os.path.exists(root.path)
+
+
+def test_a_folder_being_set_up_is_never_taken_for_one_whose_grader_is_gone(tmp_path, monkeypatch):
+    """Another grader cleans up at the worst moment: a folder's owner file made, its lock not yet taken."""
+    import tempfile
+
+    from grader.run.run_folders import WorkRoot
+    from grader.submission.files import staged
+
+    real = fcntl.flock
+    removed = []
+
+    def flock_after_a_cleanup(descriptor, operation):
+        if operation == fcntl.LOCK_EX:  # just before the lock is taken, another grader starts
+            removed.extend(remove_stale_roots(str(tmp_path)))
+        return real(descriptor, operation)
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(fcntl, "flock", flock_after_a_cleanup)
+    with staged({"nim_sum.py": b"print(1)\n"}) as folder:
+        assert (folder / "nim_sum.py").read_bytes() == b"print(1)\n"
+    root = WorkRoot()
+    try:
+        assert os.path.isdir(os.path.join(root.path, ".view"))
+    finally:
+        root.close()
+    assert removed == []

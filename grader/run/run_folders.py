@@ -96,6 +96,24 @@ def _quietly(operation, *paths: str) -> bool:
         return False
 
 
+def locked_owner(folder: str) -> int:
+    """The descriptor of ``folder``'s owner file, locked (``flock``) until it is closed.
+
+    The file is made and locked under another name, then renamed: another grader's
+    ``remove_stale_roots`` sees no owner file (a young folder, left alone) or a locked one, never
+    one not locked yet, which it would take for a grader that is gone and remove under our feet.
+    """
+    taking = os.path.join(folder, _OWNER + "-taking")
+    descriptor = os.open(taking, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        os.rename(taking, os.path.join(folder, _OWNER))
+    except BaseException:
+        os.close(descriptor)
+        raise
+    return descriptor
+
+
 class WorkRoot:
     """A runner's folder of run folders, locked (``flock`` on its owner file) while the runner lives,
     so that another grader can tell it from one whose grader is gone."""
@@ -104,10 +122,7 @@ class WorkRoot:
         self.path = tempfile.mkdtemp(prefix=ROOT_PREFIX)
         # Others may pass through (a run's user reaches its own folder) but not list the runs.
         os.chmod(self.path, 0o711)
-        self._owner: Optional[int] = os.open(
-            os.path.join(self.path, _OWNER), os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600
-        )
-        fcntl.flock(self._owner, fcntl.LOCK_EX)
+        self._owner: Optional[int] = locked_owner(self.path)
         # where a fork server without bubblewrap builds its view of the file system (``run_mounts``)
         os.mkdir(os.path.join(self.path, ".view"), 0o700)
 

@@ -199,11 +199,13 @@ def staged(files: Mapping[str, bytes]) -> Iterator[Path]:
     that starts removes those of graders that are gone (``run_folders.remove_stale_roots``).
     """
     folder = Path(tempfile.mkdtemp(prefix=STAGED_PREFIX))
-    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
-    owner = os.open(str(folder / ".owner"), flags, 0o600)
+    if fcntl is not None:
+        from grader.run.run_folders import locked_owner  # the run stage's rule for a folder in use
+
+        owner = locked_owner(str(folder))
+    else:  # no flock here: nothing to lock against either (no other grader cleans up without it)
+        owner = os.open(str(folder / ".owner"), os.O_WRONLY | os.O_CREAT, 0o600)
     try:
-        if fcntl is not None:
-            fcntl.flock(owner, fcntl.LOCK_EX)
         for name, data in files.items():
             handle = os.open(
                 str(folder / name), os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600
