@@ -1,6 +1,7 @@
 # Mistake: binary_numeral starts the place values at 2 ** len(bits) instead of 2 ** (len(bits) - 1): every answer doubled
 # verdict: wrong_answer
 # caught-by: the single bit 1 is 1
+# hints: biggest place value; change nothing; as big as 10**18; is 8 + 2
 """Exercise 4 of the Nim lab: Numbers in binary and back
 
 A computer keeps every whole number as a row of bits (binary digits), each one

@@ -1,6 +1,7 @@
 # Mistake: returns None for an illegal move instead of (copy of the board, False)
 # verdict: wrong_answer
 # caught-by: row 4 of a board of 3 rows does not exist
+# hints: not None
 """Exercise 2 of the Nim lab: Making a move
 
 On their turn a player picks one row and takes some objects from it: at least one,

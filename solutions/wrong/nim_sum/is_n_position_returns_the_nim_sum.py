@@ -1,6 +1,7 @@
 # Mistake: is_n_position returns the nim-sum itself (a number) instead of True/False
 # verdict: wrong_answer
 # caught-by: 27, 8, 3, 29 is an N-position
+# hints: Both return True or False
 """Exercise 6 of the Nim lab: The nim-sum, and who is winning
 
 The nim-sum of a board is the bitwise exclusive or (XOR) of all its rows: of

@@ -1,6 +1,7 @@
 # Mistake: leaves out the rows that are empty and numbers only the rows it shows
 # verdict: wrong_answer
 # caught-by: an empty row in the middle is still shown; an empty last row
+# hints: empty; rows count from 1 up to
 """Exercise 1 of the Nim lab: Present the board
 
 In Nim the board is a number of rows, each holding some objects. In Python we keep
