@@ -104,13 +104,44 @@ class Rule:
     min_args: int = 0
 
 
+# The verdicts a course's hint may be tied to: a program that ran on the case's input and ended, or
+# was stopped (no case ran a file that does not compile or breaks a rule; printing nothing gets the
+# grader's advice on the main block).
+_NO_HINT = (Verdict.ACCEPTED, Verdict.SYNTAX_ERROR, Verdict.RULE_VIOLATION, Verdict.NO_OUTPUT, Verdict.NOT_RUN)
+HINT_VERDICTS = tuple(verdict for verdict in Verdict if verdict not in _NO_HINT)
+
+
+@dataclass(frozen=True)
+class When:
+    """The failures a course's hint explains, all to hold: the case's verdict is one of ``verdicts``;
+    the program printed exactly ``output``, or ``pattern`` is found in it (within a time bound); it
+    crashed with ``exception`` (a class name); the earlier cases ``accepted`` were, in the same grading.
+    """
+
+    verdicts: Tuple[Verdict, ...] = (Verdict.WRONG_ANSWER,)
+    output: Optional[str] = None
+    pattern: Optional[str] = None
+    exception: Optional[str] = None
+    accepted: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Hint:
+    """A course's hint for a case and the failures it explains (``when``)."""
+
+    text: str
+    when: When = When()
+
+
 @dataclass(frozen=True)
 class Mistake:
-    """A known wrong answer: an exact ``output`` or a regex ``pattern``, and the hint to show."""
+    """A known wrong answer: an exact ``output`` or a regex ``pattern``, and the hint to show (after a
+    wrong answer, and when the earlier cases ``accepted`` were: an output may fit several mistakes)."""
 
     hint: str
     output: Optional[str] = None
     pattern: Optional[str] = None
+    accepted: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -133,13 +164,14 @@ class Case:
     checker_options: Mapping[str, Any]
     limits: Limits
     hidden: bool = False
-    hint: str = ""
+    hint: str = ""  # shown after a wrong answer that no known mistake or entry of ``hints`` explains
     points: float = 1.0
     line: int = 0
     repeat: int = 1
     min_distinct: int = 0
     mistakes: Tuple[Mistake, ...] = ()
     generated: Optional[Generated] = None  # its expected answer comes from the reference solution
+    hints: Tuple[Hint, ...] = ()  # hints tied to the failures they explain (``grade/hints.py``)
 
 
 @dataclass(frozen=True)
@@ -264,6 +296,9 @@ class CaseResult:
     difference: Optional[Difference] = None
     actual_note: str = ""
     game: bool = False  # ``actual`` is the transcript of an interactive game
+    hint: str = ""  # the course's hint it shows, an instructor's text (a hidden case shows it too)
+    # while grading only: the hints that may still be chosen, each with True for a known mistake
+    hint_choices: Tuple[Tuple[Hint, bool], ...] = ()
 
     @property
     def accepted(self) -> bool:
@@ -272,16 +307,18 @@ class CaseResult:
 
     def concealed(self) -> CaseResult:
         """This result as a hidden case may show it: its case, its verdict, and for a case not
-        accepted the fixed sentence of that verdict and the course's hint (``hidden_message``).
+        accepted the fixed sentence of that verdict and the course's hint it got (``hidden_message``).
 
         Built anew from those alone, not by taking things out: nothing the program controls (its
         output, error output, a crash's text or exception name, a time, a file it wrote) is in it.
+        Which of the instructor's texts shows may tell that the output matched a pattern, never the output.
         """
-        return self.concealed_with_hint(self.case.hint)
+        return self.concealed_with_hint(self.hint)
 
     def concealed_with_hint(self, hint: str) -> CaseResult:
         """``concealed``, with ``hint`` ("" for none) as the course's hint."""
-        return CaseResult(case=self.case, verdict=self.verdict, message=hidden_message(self.verdict, hint))
+        hint = hint if self.verdict in HINT_VERDICTS else ""
+        return CaseResult(case=self.case, verdict=self.verdict, message=hidden_message(self.verdict, hint), hint=hint)
 
     def concealed_for(self, problem: Optional[SourceProblem]) -> CaseResult:
         """``concealed`` for a case of a task result: when the file did not run at all (``problem``),
@@ -295,18 +332,6 @@ class CaseResult:
         return self.concealed()
 
 
-# Verdicts after which a hidden case shows the course's hint: those about what the program computed.
-# (A hint about the logic would mislead after a spacing mistake, an empty output or a file that did
-# not run; and whether it shows depends on the verdict alone, never on the run.)
-_HINTED = frozenset(
-    {
-        Verdict.WRONG_ANSWER,
-        Verdict.RUNTIME_ERROR,
-        Verdict.TIME_LIMIT_EXCEEDED,
-        Verdict.MEMORY_LIMIT_EXCEEDED,
-        Verdict.OUTPUT_LIMIT_EXCEEDED,
-    }
-)
 # The one sentence a hidden case not accepted shows, by verdict; ``not_run`` says why it was not run.
 _HIDDEN_SENTENCES = {
     verdict: f"This hidden case was not accepted: your program {verdict.what_happened}."
@@ -317,11 +342,12 @@ _HIDDEN_SENTENCES = {
 
 def hidden_message(verdict: Verdict, hint: str = "") -> str:
     """The message of a hidden case with ``verdict``: "" when accepted, else its fixed sentence and,
-    after a verdict about what the program computed, the course's ``hint`` (the course's text)."""
+    after a verdict a hint may explain (``HINT_VERDICTS``), the course's ``hint`` it was given (the
+    course's text: which hint applies is decided by ``hints``, never by anything here)."""
     if verdict is Verdict.ACCEPTED:
         return ""
     sentence = _HIDDEN_SENTENCES[verdict]
-    return f"{sentence} Hint: {hint}" if hint and verdict in _HINTED else sentence
+    return f"{sentence} Hint: {hint}" if hint and verdict in HINT_VERDICTS else sentence
 
 
 @dataclass(frozen=True)

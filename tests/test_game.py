@@ -652,13 +652,23 @@ def test_the_turn_passes_after_an_illegal_move(play):
         'print(f"Illegal move: you cannot take {elements} from row {row}. Try again.")\n',
         'print(f"Illegal move: you cannot take {elements} from row {row}. Try again.")\n            turn = 1 - turn\n',
     )
-    result = play(source, "row 0 does not exist", "Alice makes illegal moves against the computer")
-    humans, computer = result.cases
+    # the hint about illegal moves waits for a plain game of two humans to be right (its `accepted`)
+    alone = only(play(source, "row 0 does not exist"))
+    assert alone.verdict is Verdict.WRONG_ANSWER and "Hint:" not in alone.message
+    result = play(
+        source,
+        "two humans, Alice takes the last object",
+        "the handout's game",
+        "row 0 does not exist",
+        "Alice makes illegal moves against the computer",
+    )
+    plain, handout, humans, computer = result.cases
+    assert plain.accepted and handout.accepted
     assert humans.verdict is Verdict.WRONG_ANSWER
     assert humans.message.startswith(
         "It is Alice's turn, but your program asked Bob for a move. After an illegal move the same player moves again."
     )
-    assert "Hint:" in humans.message
+    assert "Hint:" in humans.message and "ask the same player again" in humans.message
     assert humans.difference is not None and humans.difference.column == 0
     line = humans.actual.splitlines()[humans.difference.line - 1]
     assert line.startswith("Bob, make a move")

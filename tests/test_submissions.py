@@ -80,11 +80,13 @@ def graded_task(task: Task, wrong: WrongSolution) -> Task:
 def first_failure(task: Task, path: Path, context: GradingContext) -> Optional[CaseResult]:
     """The first case of ``task`` that ``path`` does not pass (None when it passes them all)."""
     step = max(1, context.jobs)
+    earlier = {}  # the cases graded so far, which a case's hints may wait for
     for start in range(0, len(task.cases), step):
-        result = grade_file(replace(task, cases=task.cases[start : start + step]), path, context)
+        result = grade_file(replace(task, cases=task.cases[start : start + step]), path, context, known=earlier)
         for case in result.cases:
             if not case.accepted:
                 return case
+            earlier[case.case.name] = case
     return None
 
 

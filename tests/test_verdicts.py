@@ -148,12 +148,20 @@ def test_a_run_gets_the_verdict_its_facts_call_for(run, verdict, words):
 def test_a_hidden_case_tells_the_kind_of_mistake_and_its_hint_but_not_the_case():
     hidden = Case("secret", "9 9\n", ("0\n",), "text", {}, Limits(), hidden=True, hint="Empty rows count too.")
     task = Task("nim_sum", "Nim sum", (hidden,))
+    graded = run_result(hidden, generic_checkers().get("text"), _run(b"18\n"), None, PROGRAM, (), "nim_sum.py")
+    (result,) = TaskResult(task, "nim_sum.py", (graded,)).cases
+    assert result.verdict is Verdict.WRONG_ANSWER
+    assert (
+        result.message
+        == "This hidden case was not accepted: your program gave a wrong answer. Hint: Empty rows count too."
+    )
+    assert (result.actual, result.stderr, result.expected, result.time_s, result.difference) == ("", "", "", 0.0, None)
+    # a crash gets no hint about the logic: the plain hint explains a wrong answer only
     run = _run(b"18\n", TRACEBACK.replace("division by zero", "9 9").encode(), exit_code=1, crash=CRASH)
     graded = run_result(hidden, generic_checkers().get("text"), run, None, PROGRAM, (), "nim_sum.py")
     (result,) = TaskResult(task, "nim_sum.py", (graded,)).cases
     assert result.verdict is Verdict.RUNTIME_ERROR
-    assert result.message == ("This hidden case was not accepted: your program crashed. Hint: Empty rows count too.")
-    assert (result.actual, result.stderr, result.expected, result.time_s, result.difference) == ("", "", "", 0.0, None)
+    assert result.message == "This hidden case was not accepted: your program crashed."
 
 
 @pytest.mark.parametrize("verdict", [v for v in Verdict if v not in (Verdict.ACCEPTED, Verdict.NOT_RUN)])

@@ -110,8 +110,8 @@ def rename_hidden_case_1(course, name):
     path = course / "testcases" / "exclusive_or.yaml"
     lines = path.read_text().splitlines(keepends=True)
     index = next(i for i, line in enumerate(lines) if "name: 'hidden case 1'" in line)
-    lines[index] = lines[index].replace("'hidden case 1'", repr(name))
-    path.write_text("".join(lines))
+    # the hints that wait for the case name it too (a hint's `accepted`)
+    path.write_text("".join(lines).replace("'hidden case 1'", repr(name)))
     return index + 1
 
 

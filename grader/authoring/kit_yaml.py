@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Mapping, Tuple
 from grader.authoring.imported_yaml import comment, yaml_text
 from grader.course.limits import case_limits, default_settings
 from grader.marks import plain_number
-from grader.model import Case, Mistake, Task
+from grader.model import Case, Mistake, Task, When
 
 # An input or answer longer than this goes in a file of its own beside the YAML file, as the course's
 # long ones do, so the file stays readable and well under the loader's 8 MiB.
@@ -117,10 +117,24 @@ def _case(case: Case, settings: dict, shared_mistakes: int, interactive: bool) -
         written["min_distinct"] = case.min_distinct
     if case.hint:
         written["hint"] = case.hint
+    if case.hints:
+        written["hints"] = [{"when": _when(hint.when), "text": hint.text} for hint in case.hints]
     # a case's mistakes are its own followed by the task's, which the top of the file keeps
     own = case.mistakes[: len(case.mistakes) - shared_mistakes]
     if own:
         written["mistakes"] = [_mistake(mistake) for mistake in own]
+    return written
+
+
+def _when(when: When) -> Dict[str, Any]:
+    """A hint's ``when`` as the file writes it, its verdicts always named (their default depends
+    on the other keys)."""
+    written: Dict[str, Any] = {"verdict": [verdict.value for verdict in when.verdicts]}
+    for key in ("output", "pattern", "exception"):
+        if getattr(when, key) is not None:
+            written[key] = getattr(when, key)
+    if when.accepted:
+        written["accepted"] = list(when.accepted)
     return written
 
 
@@ -132,8 +146,10 @@ def _as_written(case_input: str) -> str:
     return case_input
 
 
-def _mistake(mistake: Mistake) -> Dict[str, str]:
-    found = {"output": mistake.output} if mistake.output is not None else {"pattern": mistake.pattern}
+def _mistake(mistake: Mistake) -> Dict[str, Any]:
+    found: Dict[str, Any] = {"output": mistake.output} if mistake.output is not None else {"pattern": mistake.pattern}
+    if mistake.accepted:
+        found["accepted"] = list(mistake.accepted)
     return {**found, "hint": mistake.hint}
 
 

@@ -3,8 +3,9 @@
 In: a task id and the path of a known-wrong solution. Out: a ``WrongSolution`` with what its header
 declares, or with ``header_problem``, a sentence saying what is wrong with the header (the file
 cannot be read, a line is not ``# key: value`` with a known key, a key comes twice, a value is
-malformed). ``verify`` and the pytest plugin grade with the verdict and caught-by; the test suite's
-message check (tests/test_submissions.py) uses the other keys.
+malformed). ``verify`` and the pytest plugin grade with the verdict and caught-by, ``verify`` looks
+at the hints shown to it with ``hints``; the test suite's message check (tests/test_submissions.py)
+uses the other keys.
 
 The header is the comment lines at the top of the file, up to the first line that is not a comment.
 Each is ``# key: value``, with a key of ``KEYS`` (in any letter case, each at most once); a list
@@ -15,6 +16,7 @@ separates its items with ``;``::
     # caught-by: P-position 1, 2, 3: no winning move, so play a random legal move
     # says: IndexError; random.choice of an empty list
     # never-says: Rows count from 1
+    # hints: random.choice of an empty list crashes
 
 - ``mistake``: the student's mistake, in words (for the instructor: verify, the class page).
 - ``student-says`` (optional): the mistake as a student reads it after "Your answers match a known
@@ -31,6 +33,12 @@ separates its items with ``;``::
   check gives each case 0.5 s and grades the task's first two cases only (or those ``cases`` names).
 - ``xfail`` (optional, with ``says``): why the grader does not say that yet; the message check is
   then expected to fail, and fails the suite once it passes.
+- ``hints`` (optional): words of the course's hints that fit this mistake. ``verify`` grades the
+  file on every case and warns (worth a look, not a failure) about each hint it is shown (a
+  known mistake's or a case's, on any case) that contains none of them, ignoring letter case: that
+  hint names another mistake, or is not tied to the failures it explains. Without the line, the
+  file should be shown no hint at all. An item that no hint shown to it contains is warned about
+  too (a hint since changed or tied elsewhere).
 
 A shebang or coding line, and a bare ``#``, may stand in the header too.
 """
@@ -44,7 +52,7 @@ from typing import Dict, List, Optional, Tuple
 
 from grader.model import Verdict
 
-KEYS = ("mistake", "student-says", "verdict", "caught-by", "says", "never-says", "cases", "quick", "xfail")
+KEYS = ("mistake", "student-says", "verdict", "caught-by", "says", "never-says", "cases", "quick", "xfail", "hints")
 # Keys that only tune the check of what the first failing case's message says.
 MESSAGE_KEYS = ("never-says", "cases", "quick", "xfail")
 _KNOWN = ", ".join(KEYS)
@@ -72,6 +80,7 @@ class WrongSolution:
     quick: bool = False
     xfail: str = ""
     student_says: str = ""
+    hints: Tuple[str, ...] = ()
 
     @property
     def student_text(self) -> str:
@@ -101,8 +110,8 @@ def read_wrong_solution(task_id: str, path: Path) -> WrongSolution:
     fields, problems = _header_fields(lines)
     verdicts, problem = _verdicts(fields)
     problems += [problem] if problem else []
-    lists = {key: _items(fields.get(key, "")) for key in ("caught-by", "says", "never-says", "cases")}
-    for key in ("says", "never-says", "cases", "xfail"):
+    lists = {key: _items(fields.get(key, "")) for key in ("caught-by", "says", "never-says", "cases", "hints")}
+    for key in ("says", "never-says", "cases", "xfail", "hints"):
         if key in fields and not lists.get(key, fields[key]):
             problems.append(f"has an empty '# {key}:' line")
     quick = fields.get("quick", "false").lower()
@@ -127,6 +136,7 @@ def read_wrong_solution(task_id: str, path: Path) -> WrongSolution:
         quick=quick == "true",
         xfail=fields.get("xfail", ""),
         student_says=fields.get("student-says", ""),
+        hints=lists["hints"],
     )
 
 

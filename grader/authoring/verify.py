@@ -10,7 +10,8 @@ its header declares and is caught by the cases it names. From the known-wrong ru
 kill matrix: which cases catch which wrong solutions, the cases that catch none, and the wrong
 solutions that no case catches. It also looks at the names of hidden cases: one that states its
 case's input or expected answer (``hidden_names``) is worth a look, not a failure, since renaming is
-the instructor's call.
+the instructor's call. So is a course hint shown to a known-wrong solution that its header's
+``hints`` does not expect (``hint_warnings``): a hint that names another mistake than the file's.
 
 A known-wrong solution starts with a header of comment lines (``grader.authoring.known_wrong`` reads
 it and says each key)::
@@ -20,9 +21,10 @@ it and says each key)::
     # caught-by: row 0 does not exist; the first row is row 1
     # says: Rows count from 1
 
-Verify grades with ``verdict`` and ``caught-by``; ``says``, ``never-says``, ``cases``, ``quick`` and
-``xfail`` are for the test suite's check of what the first failing case's message says. A header
-line that is not ``# key: value`` with a known key, or a malformed value, is a finding.
+Verify grades with ``verdict`` and ``caught-by`` and looks at the hints shown with ``hints``;
+``says``, ``never-says``, ``cases``, ``quick`` and ``xfail`` are for the test suite's check of what
+the first failing case's message says. A header line that is not ``# key: value`` with a known key,
+or a malformed value, is a finding.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from grader.course.layout import Course
 from grader.course.loader import load_course
 from grader.grade.grading import GradingContext, grade_file
 from grader.grade.known_mistakes import MistakeSignature, signature_of
-from grader.model import Task, TaskResult, Verdict
+from grader.model import CaseResult, Task, TaskResult, Verdict
 
 JUNK = {"an empty file": "", "a file that prints nothing": "def nothing():\n    pass\n"}
 # The header verdicts a known mistake's signature is made from: a wrong output to know it by.
@@ -128,8 +130,14 @@ def full_strength(context: GradingContext) -> GradingContext:
     return replace(context, shrink=False, stop_when_random=False)
 
 
-def grade_beside_reference(task: Task, source: Path, course: Path, context: GradingContext) -> TaskResult:
-    """Grade ``source`` as ``task``, next to the reference solutions of the files it may import."""
+def grade_beside_reference(
+    task: Task, source: Path, course: Path, context: GradingContext, earlier: Optional[Dict[str, CaseResult]] = None
+) -> TaskResult:
+    """Grade ``source`` as ``task``, next to the reference solutions of the files it may import.
+
+    ``earlier`` holds the results of the same file on cases graded before (by name), which a
+    case's hints may wait for (``hints.resolve``).
+    """
     with tempfile.TemporaryDirectory(prefix="nim-grader-verify-") as folder:
         target = Path(folder) / f"{task.id}.py"
         shutil.copyfile(source, target)
@@ -137,7 +145,7 @@ def grade_beside_reference(task: Task, source: Path, course: Path, context: Grad
             companion = Course(course).solution(name)
             if companion.is_file():
                 shutil.copyfile(companion, Path(folder) / companion.name)
-        return grade_file(task, target, context, str(source))
+        return grade_file(task, target, context, str(source), earlier)
 
 
 def grade_until_decided(task: Task, wrong: WrongSolution, course: Path, context: GradingContext) -> TaskResult:
@@ -152,14 +160,20 @@ def grade_until_decided(task: Task, wrong: WrongSolution, course: Path, context:
     graded = []
     for start in range(0, len(task.cases), step):
         chunk = replace(task, cases=task.cases[start : start + step])
-        graded += grade_beside_reference(chunk, wrong.path, course, context).cases
+        graded += grade_beside_reference(chunk, wrong.path, course, context, _by_name(graded)).cases
         if any(not c.accepted for c in graded):
             break
     done = {c.case.name for c in graded}
     named = tuple(c for c in task.cases if c.name in wrong.caught_by and c.name not in done)
     if named:
-        graded += grade_beside_reference(replace(task, cases=named), wrong.path, course, context).cases
+        graded += grade_beside_reference(
+            replace(task, cases=named), wrong.path, course, context, _by_name(graded)
+        ).cases
     return TaskResult(task=task, file=str(wrong.path), cases=tuple(graded))
+
+
+def _by_name(results: Sequence[CaseResult]) -> Dict[str, CaseResult]:
+    return {result.case.name: result for result in results}
 
 
 def check_wrong_solution(task: Task, wrong: WrongSolution, result: TaskResult) -> List[str]:
@@ -187,6 +201,48 @@ def check_wrong_solution(task: Task, wrong: WrongSolution, result: TaskResult) -
     return problems
 
 
+def hint_warnings(task: Task, wrong: WrongSolution, result: TaskResult) -> List[str]:
+    """Sentences for the course's hints shown to a known-wrong solution (``result``, graded on every
+    case) that its header's ``hints`` does not expect: each hint (a known mistake's or a case's) must
+    contain one of its items, ignoring letter case, and each item must be in a hint shown. Empty
+    when every hint fits; a file whose header has a problem is a finding of its own, not looked at."""
+    if wrong.header_problem:
+        return []
+    shown: Dict[str, List[CaseResult]] = {}
+    for case in result.cases:
+        if case.hint and not case.accepted:
+            shown.setdefault(case.hint, []).append(case)
+    expected = [word.lower() for word in wrong.hints]
+    what = f"{wrong.path} ({wrong.mistake or 'a known-wrong solution'})"
+    warnings = []
+    for hint, cases in shown.items():
+        if any(word in hint.lower() for word in expected):
+            continue
+        first = cases[0].case
+        more = f" and {len(cases) - 1} more case{'s' if len(cases) > 2 else ''}" if len(cases) > 1 else ""
+        header = (
+            f"its header's '# hints: {'; '.join(wrong.hints)}'" if wrong.hints else "its header (no '# hints:' line)"
+        )
+        warnings.append(
+            f"{what} is shown the hint {_quoted(hint)} on '{first.name}' (line {first.line} of {task.source}){more}, "
+            f"which {header} does not expect: if the hint is about another mistake, tie it to the failures it "
+            'explains (its verdict, output or pattern, exception, or earlier cases accepted: see "Hints" in '
+            "docs/testcases.md); if it fits this mistake, add words of it to the header's '# hints:' line"
+        )
+    for word in wrong.hints:
+        if not any(word.lower() in hint.lower() for hint in shown):
+            warnings.append(
+                f"{what} expects a hint with '{word}' ('# hints:' line), but no case shows it one: was that hint "
+                "changed, or tied to other failures?"
+            )
+    return warnings
+
+
+def _quoted(text: str, limit: int = 90) -> str:
+    """``text`` in quotes, cut to about ``limit`` characters."""
+    return f"'{text}'" if len(text) <= limit else f"'{text[: limit - 3].rstrip()}...'"
+
+
 def verify_course(
     course: Path, context: GradingContext, progress: Optional[Callable[[str], None]] = None
 ) -> VerifyReport:
@@ -212,6 +268,7 @@ def verify_course(
         wrong = wrong_solutions(course, task.id)
         caught: Dict[Tuple[str, str], bool] = {}
         runs: List[Tuple[WrongSolution, TaskResult]] = []
+        hints_fit = True
         for solution in wrong:
             say(f"{task.id}: {solution.path.name}")
             if solution.header_problem:
@@ -223,11 +280,16 @@ def verify_course(
                 caught[(case.case.name, solution.label)] = not case.accepted
             problems = check_wrong_solution(task, solution, result)
             findings += [Finding(task.id, p) for p in problems]
+            misplaced = hint_warnings(task, solution, result)
+            weak += [Finding(task.id, warning) for warning in misplaced]
+            hints_fit = hints_fit and not misplaced
         signatures.append((task, signatures_of_runs(runs)))
         matrix = KillMatrix(task.id, tuple(c.name for c in task.cases), tuple(wrong), caught)
         matrices.append(matrix)
         if wrong:
             checked.append(f"{task.id}: {len(wrong)} known-wrong solutions graded")
+        if wrong and hints_fit:
+            checked.append(f"{task.id}: every hint shown to a known-wrong solution is one its header expects")
         for case in matrix.weak_cases():
             weak.append(Finding(task.id, f"the case '{case}' catches none of the {len(wrong)} known-wrong solutions"))
     return VerifyReport(tuple(findings), tuple(matrices), tuple(checked), tuple(weak), tuple(signatures))

@@ -86,6 +86,7 @@ def _encode(result: CaseResult) -> bytes:
             "difference": [result.difference.line, result.difference.column] if result.difference else None,
             "actual_note": result.actual_note,
             "game": result.game,
+            "hint": result.hint,
         }
     )
     # The fastest level: a right output of megabytes is stored for every student.
@@ -115,6 +116,7 @@ def _decode(case: Case, stored: bytes) -> CaseResult:
         difference=Difference(*difference) if difference else None,
         actual_note=data["actual_note"],
         game=data["game"],
+        hint=data.get("hint", ""),
     )
 
 

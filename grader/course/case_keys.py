@@ -1,7 +1,8 @@
 """The keys a test case file may hold, where, with the types their values must have.
 
 Each table maps a key to ``(accepted Python types, words for a message)``, for the top of the file
-(``TASK_KEYS``), a case (``CASE_KEYS``), a known mistake, a ``generate:`` entry and a rule.
+(``TASK_KEYS``), a case (``CASE_KEYS``), a known mistake, an entry of a case's ``hints`` and its
+``when``, a ``generate:`` entry and a rule.
 ``kind_of`` gives the words for the type of a value that does not fit. Tables only: the checks that
 use them are in ``case_validation`` and ``task_validation``.
 """
@@ -48,9 +49,14 @@ CASE_KEYS = {
     "repeat": WHOLE_NUMBER,
     "min_distinct": WHOLE_NUMBER,
     "mistakes": LIST,
+    "hints": LIST,
     **SHARED_KEYS,
 }
-MISTAKE_KEYS = {"output": TEXT, "pattern": TEXT, "hint": TEXT}
+TEXTS = ((str, list), "text, or a list of texts")
+MISTAKE_KEYS = {"output": TEXT, "pattern": TEXT, "hint": TEXT, "accepted": TEXTS}
+# an entry of a case's ``hints``, and its ``when``: the failures the hint explains
+HINT_KEYS = {"when": MAPPING, "text": TEXT}
+WHEN_KEYS = {"verdict": TEXTS, "output": TEXT, "pattern": TEXT, "exception": TEXT, "accepted": TEXTS}
 GENERATE_KEYS = {
     "generator": TEXT,
     "seed": WHOLE_NUMBER,

@@ -4,7 +4,8 @@
 naming the file, the line and the key), the keys and their types, a checker and its options, and
 the limits. With them it builds a case: its input and expected answers (given, or read from a file
 in the course folder), points, repetition (a ``min_distinct`` no program can meet is refused,
-``right_answers``) and known mistakes. ``task_validation`` builds on it for the top of the file.
+``right_answers``), known mistakes and hints tied to the failures they explain (``hints``).
+``task_validation`` builds on it for the top of the file.
 """
 
 from __future__ import annotations
@@ -17,12 +18,21 @@ from typing import Any, Mapping, Optional
 from grader.check import patterns
 from grader.check.random_answers import repeat_needed
 from grader.check.registry import CheckerRegistry
-from grader.course.case_keys import CASE_KEYS, MISTAKE_KEYS, SHARED_KEYS, kind_of
+from grader.course.case_keys import CASE_KEYS, HINT_KEYS, MISTAKE_KEYS, SHARED_KEYS, WHEN_KEYS, kind_of
 from grader.course.files import MAX_DATA_BYTES, CourseFileLimit, LineMapping, inside, read_text
 from grader.course.limits import LIMIT_KEYS, case_limits, default_settings, limit_problem
 from grader.course.right_answers import min_distinct_problem
 from grader.errors import CaseFileError
-from grader.model import Case, Mistake
+from grader.model import HINT_VERDICTS, Case, Hint, Mistake, Verdict, When
+
+# Why a hint cannot be tied to a verdict: the grader's own sentence is the whole story there.
+_NO_HINT = {
+    Verdict.ACCEPTED: "which shows no hint: the case passed",
+    Verdict.SYNTAX_ERROR: "after which no case runs: the grader says what to fix in the file",
+    Verdict.RULE_VIOLATION: "after which no case runs: the grader says which rule the file breaks",
+    Verdict.NO_OUTPUT: "after which the grader says what to check (the main block, return rather than print)",
+    Verdict.NOT_RUN: "which is a case not run: there is nothing to explain",
+}
 
 
 class CaseValidator:
@@ -87,8 +97,13 @@ class CaseValidator:
             self.fail(item.key_lines.get("points", item.line), f"'points' must be 0 or more, not {points!r}")
         return points
 
-    def case(self, item: Any, defaults: dict, line: int) -> Case:
-        """The ``Case`` a YAML case mapping describes, on the task's ``defaults`` (settings, mistakes)."""
+    def case(self, item: Any, defaults: dict, line: int, earlier: Optional[Mapping[str, Case]] = None) -> Case:
+        """The ``Case`` a YAML case mapping describes, on the task's ``defaults`` (settings, mistakes).
+
+        ``earlier`` holds the cases written before it in the file, by name: those its hints may ask
+        to have been accepted.
+        """
+        earlier = earlier or {}
         if not isinstance(item, LineMapping):
             self.fail(line, "each case must be a mapping with name, input and expected")
         label = f"in case '{item['name']}'" if isinstance(item.get("name"), str) else "in a case"
@@ -130,7 +145,9 @@ class CaseValidator:
             problem = min_distinct_problem(checker, case_input, min_distinct)
             if problem:
                 self.fail(item.key_lines["min_distinct"], f"'min_distinct' {label} {problem}")
-        mistakes = self.mistakes(item, f"in the mistakes {label}") + defaults["mistakes"]
+        hidden = item.get("hidden", False)
+        mistakes = self.mistakes(item, f"in the mistakes {label}", (earlier, hidden)) + defaults["mistakes"]
+        hints = self.hints(item, label, earlier, hidden)
         return Case(
             name=item["name"].strip(),
             input=case_input,
@@ -138,17 +155,22 @@ class CaseValidator:
             checker=settings["checker"],
             checker_options=dict(settings["checker_options"]),
             limits=case_limits(settings),
-            hidden=item.get("hidden", False),
+            hidden=hidden,
             hint=item.get("hint", ""),
             points=self.points(item),
             line=item.line,
             repeat=repeat,
             min_distinct=min_distinct,
             mistakes=mistakes,
+            hints=hints,
         )
 
-    def mistakes(self, data: LineMapping, label: str) -> tuple:
-        """Known wrong answers: each an exact ``output`` or a regex ``pattern``, with a ``hint``."""
+    def mistakes(self, data: LineMapping, label: str, case: Optional[tuple] = None) -> tuple:
+        """Known wrong answers: each an exact ``output`` or a regex ``pattern``, with a ``hint``.
+
+        ``case`` is (the cases written before it, whether it is hidden) for a case's own mistakes,
+        None for the task's: only a case's own may name cases to have been ``accepted``.
+        """
         found = []
         for item in data.get("mistakes", []):
             line = getattr(item, "line", data.key_lines.get("mistakes", data.line))
@@ -160,12 +182,117 @@ class CaseValidator:
             if "hint" not in item:
                 self.fail(item.line, f"a mistake {label} needs a 'hint': what to tell a student whose output matches")
             if "pattern" in item:
-                problem = patterns.problem(item["pattern"]) if isinstance(item["pattern"], str) else "not a text"
-                if problem:
-                    what = f"'pattern' {label} is not a valid regular expression: {problem}"
-                    self.fail(item.key_lines["pattern"], what)
-            found.append(Mistake(hint=item["hint"], output=item.get("output"), pattern=item.get("pattern")))
+                self.check_pattern(item, f"'pattern' {label}")
+            accepted: tuple = ()
+            if "accepted" in item:
+                if case is None:
+                    self.fail(
+                        item.key_lines["accepted"],
+                        f"'accepted' {label} goes only with a case's own mistakes and hints: it names cases "
+                        "written before that case",
+                    )
+                accepted = self.accepted(item, f"'accepted' {label}", *case)
+            found.append(
+                Mistake(hint=item["hint"], output=item.get("output"), pattern=item.get("pattern"), accepted=accepted)
+            )
         return tuple(found)
+
+    def hints(self, item: LineMapping, label: str, earlier: Mapping[str, Case], hidden: bool) -> tuple:
+        """A case's ``hints``: each a ``text`` and the failures it explains (``when``, see ``When``)."""
+        found = []
+        for number, entry in enumerate(item.get("hints", []), start=1):
+            where = f"in hint {number} {label}"
+            if not isinstance(entry, LineMapping):
+                self.fail(
+                    getattr(entry, "line", item.key_lines["hints"]),
+                    f"each entry of 'hints' {label} must be a mapping with 'when' and 'text', such as "
+                    "- when: {verdict: runtime_error, exception: TypeError}",
+                )
+            self.check_keys(entry, HINT_KEYS, where)
+            if not entry.get("text", "").strip():
+                self.fail(
+                    entry.key_lines.get("text", entry.line),
+                    f"hint {number} {label} needs a 'text': what to tell a student whose failure it explains",
+                )
+            when = entry.get("when")
+            if when is None:  # no conditions: a plain hint, after a wrong answer
+                when = LineMapping()
+                when.line, when.key_lines = entry.line, {}
+            found.append(
+                Hint(entry["text"], self.when(when, f"in the 'when' of hint {number} {label}", earlier, hidden))
+            )
+        return tuple(found)
+
+    def when(self, when: LineMapping, where: str, earlier: Mapping[str, Case], hidden: bool) -> When:
+        """A hint's ``when``: its verdicts, output or pattern, exception and the cases to have been accepted."""
+        self.check_keys(when, WHEN_KEYS, where)
+        if "output" in when and "pattern" in when:
+            self.fail(when.key_lines["pattern"], f"give either 'output' or 'pattern' {where}, not both")
+        if "pattern" in when:
+            self.check_pattern(when, f"'pattern' {where}")
+        exception = when.get("exception")
+        if exception is not None and not exception.isidentifier():
+            self.fail(
+                when.key_lines["exception"],
+                f"'exception' {where} is the class name of an exception, such as TypeError or JSONDecodeError "
+                f"(without its module), not {exception!r}",
+            )
+        default = (Verdict.RUNTIME_ERROR,) if exception is not None else (Verdict.WRONG_ANSWER,)
+        verdicts = self.verdicts(when, where) if "verdict" in when else default
+        if exception is not None and Verdict.RUNTIME_ERROR not in verdicts:
+            self.fail(
+                when.key_lines["exception"],
+                f"'exception' {where} needs the verdict runtime_error (a crash) among its verdicts",
+            )
+        accepted = self.accepted(when, f"'accepted' {where}", earlier, hidden) if "accepted" in when else ()
+        return When(verdicts, when.get("output"), when.get("pattern"), exception, accepted)
+
+    def verdicts(self, when: LineMapping, where: str) -> tuple:
+        """The verdicts a ``when`` names: one name or a list, each one a hint can be tied to."""
+        names = when["verdict"] if isinstance(when["verdict"], list) else [when["verdict"]]
+        line = when.key_lines["verdict"]
+        if not names:
+            self.fail(line, f"'verdict' {where} is an empty list: name the verdicts the hint explains")
+        allowed = ", ".join(verdict.value for verdict in HINT_VERDICTS)
+        found = []
+        for name in names:
+            verdict = next((v for v in Verdict if v.value == name), None)
+            if verdict not in HINT_VERDICTS:
+                why = _NO_HINT.get(verdict, "which is not a verdict") if isinstance(name, str) else "which is not text"
+                self.fail(line, f"'verdict' {where} names {name!r}, {why}; a hint can be tied to: {allowed}")
+            found.append(verdict)
+        return tuple(found)
+
+    def accepted(self, data: LineMapping, label: str, earlier: Mapping[str, Case], hidden: bool) -> tuple:
+        """The cases an ``accepted`` key names: each written before this case, and visible when it is."""
+        names = data["accepted"] if isinstance(data["accepted"], list) else [data["accepted"]]
+        line = data.key_lines["accepted"]
+        if not names:
+            self.fail(line, f"{label} is an empty list: name the cases that must have been accepted")
+        for name in names:
+            if not isinstance(name, str):
+                self.fail(line, f"{label} lists case names as text, not {kind_of(name)}")
+            if name not in earlier:
+                close = difflib.get_close_matches(name, list(earlier), n=1)
+                guess = f" (did you mean '{close[0]}'?)" if close else ""
+                self.fail(
+                    line,
+                    f"{label} names the case '{name}'{guess}, which is not a case written before this one in the "
+                    "file: a hint can wait for the cases before it, which are graded first",
+                )
+            if earlier[name].hidden and not hidden:
+                self.fail(
+                    line,
+                    f"{label} names the hidden case '{name}': a visible case's hint cannot wait for a hidden one "
+                    "(the student kit holds the visible cases only)",
+                )
+        return tuple(names)
+
+    def check_pattern(self, data: LineMapping, label: str) -> None:
+        """Fail when ``data``'s ``pattern`` is not a regular expression the grader can use."""
+        problem = patterns.problem(data["pattern"])
+        if problem:
+            self.fail(data.key_lines["pattern"], f"{label} is not a valid regular expression: {problem}")
 
     def repetition(self, item: LineMapping, label: str) -> tuple:
         """(repeat, min_distinct): run the case that many times; need that many different answers."""

@@ -45,18 +45,18 @@ class TaskValidator(CaseValidator):
         defaults["mistakes"] = self.mistakes(data, "in the task's mistakes")
         rules = tuple(self.rule(item, data.key_lines.get("rules")) for item in data.get("rules", []))
         cases = []
-        seen: Dict[str, int] = {}
+        seen: Dict[str, Case] = {}
         items = [(item, None) for item in data["cases"]]
         for spec in data.get("generate", []):
             items += self.generated(spec, defaults, data.key_lines.get("generate", data.line))
         for item, made in items:
-            case = made or self.case(item, defaults, data.key_lines["cases"])
+            case = made or self.case(item, defaults, data.key_lines["cases"], seen)
             if case.name in seen:
                 self.fail(
                     case.line,
-                    f"a case named '{case.name}' already exists (line {seen[case.name]}); names must be unique",
+                    f"a case named '{case.name}' already exists (line {seen[case.name].line}); names must be unique",
                 )
-            seen[case.name] = case.line
+            seen[case.name] = case
             cases.append(case)
         return Task(
             id=task_id,

@@ -17,7 +17,7 @@ from typing import Dict, Mapping, Optional, Sequence, Tuple
 from grader.check.registry import CheckerRegistry
 from grader.course import reference
 from grader.course.layout import Course
-from grader.grade import shrink
+from grader.grade import hints, shrink
 from grader.grade.quick_feedback import TimeoutGate
 from grader.grade.repeats import run_repeats
 from grader.grade.submitted_program import companion_names, run_seed, staged_program
@@ -113,6 +113,7 @@ def grade_submission(
 
         with ThreadPoolExecutor(max_workers=max(1, context.case_jobs or context.jobs)) as pool:
             ran = gate.kept(todo, pool.map(lambda c: gate.run(c, lambda: grade(c)), todo))
+        ran = dict(zip(ran, hints.resolve(list(ran.values()), known)))
         ran = _with_shrunk(task, ran, program, context, shown)
     results = [ran.get(c.name) or known.get(c.name) or gate.not_run(c) for c in task.cases]
     broken = next((r for r in results if r.verdict is Verdict.RULE_VIOLATION), None)

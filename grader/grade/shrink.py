@@ -114,7 +114,12 @@ def shrink(
                 text = render(case.generated.template, candidate)
                 limits = replace(case.limits, time_s=min(case.limits.time_s, left))
                 trial = replace(
-                    case, input=text if text.endswith("\n") else text + "\n", hint="", mistakes=(), limits=limits
+                    case,
+                    input=text if text.endswith("\n") else text + "\n",
+                    hint="",
+                    mistakes=(),
+                    hints=(),
+                    limits=limits,
                 )
                 if reference is not None:
                     try:

@@ -3,7 +3,9 @@
 ``run_result`` decides one run from what the runner reported (time-out, limits, exit status, what
 was printed, an interactive session's outcome) and the case's checker; ``repeats_result`` decides
 a case from its runs in order; ``explain_silence`` says why cases printed nothing, and
-``with_smaller_input`` adds the smaller failing input that shrinking found. Every message is
+``with_smaller_input`` adds the smaller failing input that shrinking found. A failed run keeps the
+course's hints whose conditions on it hold (``hints.choices``); which one its message ends with is
+chosen once every case of the file is graded (``hints.resolve``). Every message is
 for a first-year student: what happened and what to fix (a hidden case's result leaves grading
 concealed: ``CaseResult.concealed``). How a program crashed, where it was at the time limit and a
 rule it broke come from the records of the process that ran it (``RunResult.crash``...), never
@@ -18,12 +20,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Optional, Sequence
 
-from grader.check import patterns
 from grader.check.random_answers import answer_key
-from grader.check.text import first_difference, significant_lines
-from grader.grade import diagnose
+from grader.check.text import first_difference
+from grader.grade import diagnose, hints
 from grader.grade.returns import returns_nothing_message
-from grader.model import Case, CaseResult, CheckOutcome, Difference, Mistake, RuleBreak, RunResult, Verdict
+from grader.model import Case, CaseResult, CheckOutcome, Difference, RuleBreak, RunResult, Verdict
 from grader.run.child_program import RULE_BROKEN
 from grader.run.execute import Program
 from grader.submission.rules import rule_message
@@ -62,24 +63,19 @@ def run_result(
         if verdict is None:
             outcome = _check(case, actual, checker)
             verdict, message = outcome.verdict, outcome.message
-            hint_applies = not outcome.answer_found and verdict is not Verdict.PRESENTATION_ERROR
-    nothing = ""
+            hint_applies = not outcome.answer_found
     if session is None and verdict is Verdict.WRONG_ANSWER:
         # None printed where an answer was due: name the function that returned nothing, and why
         source = _student_source(program, program.run_name)
         nothing, has_code = returns_nothing_message(source, case.input, actual, case.expected)
         if nothing:
             message, hint_applies = nothing, has_code  # a hint about the logic is noise for an empty body
-    known = _known_mistake(case, actual) if verdict is not Verdict.ACCEPTED and not nothing else None
-    if known is not None:
-        message = f"{message} This is a common mistake: {known.hint}"
-        hint_applies = False
-    if hint_applies and verdict is not Verdict.ACCEPTED:
-        message = _with_hint(message, case)
+    exception = run.crash.exception if run.crash is not None and verdict is Verdict.RUNTIME_ERROR else None
+    choices = hints.choices(case, verdict, actual, exception) if hint_applies else ()
     expected = case.expected[0] if case.expected else ""
     if difference is None and verdict is not Verdict.ACCEPTED and case.expected:
         difference = first_difference(expected, actual)
-    return CaseResult(
+    result = CaseResult(
         case=case,
         verdict=verdict,
         message=message,
@@ -90,7 +86,9 @@ def run_result(
         difference=difference,
         actual_note=note,
         game=session is not None,
+        hint_choices=choices,
     )
+    return hints.decided(result)
 
 
 def repeats_result(case: Case, results: Sequence[CaseResult]) -> CaseResult:
@@ -115,7 +113,9 @@ def repeats_result(case: Case, results: Sequence[CaseResult]) -> CaseResult:
             f"right answers and needs at least {case.min_distinct} different ones over the runs. Choose "
             "at random among all the right answers (for example with random.choice)."
         )
-        return replace(result, verdict=Verdict.WRONG_ANSWER, message=_with_hint(message, case))
+        # a wrong answer over the runs as a whole: no one output to look at, so hints tied to one do not apply
+        choices = hints.choices(case, Verdict.WRONG_ANSWER, None, None)
+        return hints.decided(replace(result, verdict=Verdict.WRONG_ANSWER, message=message, hint_choices=choices))
     return result
 
 
@@ -135,32 +135,6 @@ def with_smaller_input(result: CaseResult, smaller: str, outcome: CaseResult) ->
     and what went wrong there (``outcome``), added to its message."""
     message = f"{result.message} A smaller input that fails too: {smaller.strip()!r}. There: {outcome.message}"
     return replace(result, message=message)
-
-
-def _with_hint(message: str, case: Case) -> str:
-    """``message`` followed by the case's hint, if it has one."""
-    return f"{message} Hint: {case.hint}" if case.hint else message
-
-
-def _known_mistake(case: Case, actual: str) -> Optional[Mistake]:
-    """The first of the case's known mistakes that this output matches."""
-    if not actual.strip():
-        return None
-    normal = "\n".join(significant_lines(actual))
-    for mistake in case.mistakes:
-        if mistake.output is not None and normal == "\n".join(significant_lines(mistake.output)):
-            return mistake
-        if mistake.pattern is not None and _found(mistake.pattern, actual):
-            return mistake
-    return None
-
-
-def _found(pattern: str, actual: str) -> bool:
-    """Does a known mistake's ``pattern`` match the output (within the bound on a course's patterns)?"""
-    try:
-        return patterns.search(pattern, actual)
-    except patterns.PatternTimeout:
-        return False  # no match found in time: no hint, never a stop
 
 
 def _decode(data: bytes):

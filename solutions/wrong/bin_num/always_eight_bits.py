@@ -3,6 +3,7 @@
 # verdict: wrong_answer
 # caught-by: 13 is 1101 in binary; 123456789123456789 in binary
 # says: 8 items; 4 were expected
+# hints: zeros in front; For 0 return [0]; as big as 10**18; its bits are
 """Exercise 4 of the Nim lab: Numbers in binary and back
 
 A computer keeps every whole number as a row of bits (binary digits), each one

@@ -2,6 +2,7 @@
 # student-says: binary_numeral reads the bits least significant first: it gives the first bit the place value 1
 # verdict: wrong_answer
 # caught-by: 1101 in binary is 13; 10 in binary is 2 (most significant bit first)
+# hints: biggest place value; change nothing; as big as 10**18; is 8 + 2
 """Exercise 4 of the Nim lab: Numbers in binary and back
 
 A computer keeps every whole number as a row of bits (binary digits), each one

@@ -2,6 +2,7 @@
 # student-says: numeral_binary gives the bits as text ("1", "0") instead of the numbers 1 and 0
 # verdict: wrong_answer
 # caught-by: 13 is 1101 in binary; 0 in binary is [0]
+# hints: the bits are text
 """Exercise 4 of the Nim lab: Numbers in binary and back
 
 A computer keeps every whole number as a row of bits (binary digits), each one

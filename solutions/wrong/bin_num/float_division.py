@@ -2,6 +2,7 @@
 # verdict: wrong_answer
 # caught-by: 123456789123456789 in binary
 # says: //; rounded decimal number
+# hints: //
 """Exercise 4 of the Nim lab: Numbers in binary and back
 
 A computer keeps every whole number as a row of bits (binary digits), each one

@@ -3,6 +3,7 @@
 # verdict: wrong_answer
 # caught-by: 13 is 1101 in binary
 # says: least significant first; reverse the list
+# hints: least significant first; reverse the list; as big as 10**18; its bits are
 """Exercise 4 of the Nim lab: Numbers in binary and back
 
 A computer keeps every whole number as a row of bits (binary digits), each one

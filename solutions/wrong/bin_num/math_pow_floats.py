@@ -1,6 +1,7 @@
 # Mistake: binary_numeral adds up math.pow(2, k), a float, which is not exact past 2**53
 # verdict: wrong_answer
 # caught-by: hidden case 4: a long list of bits to a number
+# hints: math.pow
 """Exercise 4 of the Nim lab: Numbers in binary and back
 
 A computer keeps every whole number as a row of bits (binary digits), each one

@@ -2,6 +2,7 @@
 # student-says: binary_numeral's place values start one too high, so every answer is doubled
 # verdict: wrong_answer
 # caught-by: the single bit 1 is 1
+# hints: biggest place value; change nothing; as big as 10**18; is 8 + 2
 """Exercise 4 of the Nim lab: Numbers in binary and back
 
 A computer keeps every whole number as a row of bits (binary digits), each one

@@ -2,6 +2,7 @@
 # verdict: runtime_error
 # caught-by: 0 in binary is [0]
 # says: RecursionError; keeps calling itself; For 0
+# hints: For 0
 """Exercise 4 of the Nim lab: Numbers in binary and back
 
 A computer keeps every whole number as a row of bits (binary digits), each one

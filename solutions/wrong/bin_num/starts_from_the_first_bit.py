@@ -1,6 +1,7 @@
 # Mistake: binary_numeral starts from bits[0] and doubles for each further bit, which crashes on the empty list
 # verdict: runtime_error
 # caught-by: the empty list of bits is 0
+# hints: bits[0]
 """Exercise 4 of the Nim lab: Numbers in binary and back
 
 A computer keeps every whole number as a row of bits (binary digits), each one

@@ -1,6 +1,7 @@
 # Mistake: binary_numeral cuts the leading zeros with bits.index(1), which crashes on a list of only zeros
 # verdict: runtime_error
 # caught-by: the single bit 0 is 0; hidden case 1: bits to a number
+# hints: bits.index(1)
 """Exercise 4 of the Nim lab: Numbers in binary and back
 
 A computer keeps every whole number as a row of bits (binary digits), each one

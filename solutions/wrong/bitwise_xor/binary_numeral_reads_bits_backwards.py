@@ -1,6 +1,7 @@
 # Mistake: the copied binary_numeral gives the first bit the place value 1 (reads the bits least significant first)
 # verdict: wrong_answer
 # caught-by: 2 XOR 3 is 1 (the first step of 2, 3, 4)
+# hints: Work bit by bit; as big as 10**18
 """Exercise 5 of the Nim lab: Bitwise exclusive or
 
 In exercise 3 you wrote exclusive_or(a, b) for two single bits: the answer is 1

@@ -1,6 +1,7 @@
 # Mistake: numeral_binary halves n with int(n / 2), a rounded decimal number for numbers past 2**53
 # verdict: wrong_answer
 # caught-by: 2**59 XOR (2**59 - 1) is 2**60 - 1, sixty ones in binary
+# hints: use // not /
 """Exercise 5 of the Nim lab: Bitwise exclusive or
 
 In exercise 3 you wrote exclusive_or(a, b) for two single bits: the answer is 1

@@ -1,6 +1,7 @@
 # Mistake: the copied exclusive_or helper is plain or (1 and 1 give 1)
 # verdict: wrong_answer
 # caught-by: 1 XOR 1 is 0; 12 XOR 12 is 0 (equal numbers)
+# hints: Two equal bits give 0; Work bit by bit; as big as 10**18
 """Exercise 5 of the Nim lab: Bitwise exclusive or
 
 In exercise 3 you wrote exclusive_or(a, b) for two single bits: the answer is 1

@@ -2,6 +2,7 @@
 # verdict: wrong_answer
 # caught-by: 8 XOR 1 is 9 (numbers of different lengths); 0 XOR 9 is 9
 # says: expected "6"; printed "1"; zeros in front of the shorter list
+# hints: zeros in front of the shorter list; 0 XOR a number is that number; as big as 10**18
 """Exercise 5 of the Nim lab: Bitwise exclusive or
 
 In exercise 3 you wrote exclusive_or(a, b) for two single bits: the answer is 1

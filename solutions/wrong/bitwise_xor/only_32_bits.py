@@ -2,6 +2,7 @@
 # verdict: wrong_answer
 # caught-by: hidden case 2: a number past 32 bits
 # says: hidden case; no 32-bit limit
+# hints: no 32-bit limit
 """Exercise 5 of the Nim lab: Bitwise exclusive or
 
 In exercise 3 you wrote exclusive_or(a, b) for two single bits: the answer is 1

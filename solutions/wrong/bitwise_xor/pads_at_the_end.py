@@ -1,6 +1,7 @@
 # Mistake: puts the zeros at the end of the shorter list instead of in front, lining the numbers up on the left
 # verdict: wrong_answer
 # caught-by: 8 XOR 1 is 9 (numbers of different lengths)
+# hints: zeros in front of the shorter list; as big as 10**18
 """Exercise 5 of the Nim lab: Bitwise exclusive or
 
 In exercise 3 you wrote exclusive_or(a, b) for two single bits: the answer is 1

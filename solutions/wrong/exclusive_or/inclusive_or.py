@@ -2,6 +2,7 @@
 # verdict: wrong_answer
 # caught-by: hidden case 2
 # says: hidden case; every row of the truth table; not plain
+# hints: not plain
 """Exercise 3 of the Nim lab: Exclusive or
 
 "Exclusive or" (xor for short) takes two bits, each 0 or 1, and gives 1 when

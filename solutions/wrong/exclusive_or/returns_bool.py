@@ -2,6 +2,7 @@
 # verdict: wrong_answer
 # caught-by: 0 xor 0 is 0
 # says: printed "False"; not False
+# hints: not False or True
 """Exercise 3 of the Nim lab: Exclusive or
 
 "Exclusive or" (xor for short) takes two bits, each 0 or 1, and gives 1 when

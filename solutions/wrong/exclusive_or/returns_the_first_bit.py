@@ -1,6 +1,7 @@
 # Mistake: looks at a only: returns 1 when a is 1 and 0 otherwise
 # verdict: wrong_answer
 # caught-by: hidden case 1
+# hints: every row of the truth table
 """Exercise 3 of the Nim lab: Exclusive or
 
 "Exclusive or" (xor for short) takes two bits, each 0 or 1, and gives 1 when

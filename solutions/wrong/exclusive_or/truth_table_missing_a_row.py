@@ -1,6 +1,7 @@
 # Mistake: a dictionary truth table without the row (1, 1): KeyError for 1 1
 # verdict: runtime_error
 # caught-by: hidden case 2
+# hints: four rows
 """Exercise 3 of the Nim lab: Exclusive or
 
 "Exclusive or" (xor for short) takes two bits, each 0 or 1, and gives 1 when

@@ -1,6 +1,7 @@
 # Mistake: writes the truth table of and: 1 only when both bits are 1
 # verdict: wrong_answer
 # caught-by: 1 xor 0 is 1
+# hints: Exactly one 1 gives 1; every row of the truth table
 """Exercise 3 of the Nim lab: Exclusive or
 
 "Exclusive or" (xor for short) takes two bits, each 0 or 1, and gives 1 when

@@ -2,6 +2,7 @@
 # student-says: a move on the last row is refused: row >= len(board) where row > len(board) is meant
 # verdict: wrong_answer
 # caught-by: the last row of a board of 3 rows is row 3; a board of one row: take it all
+# hints: Rows count from 1 to len(board); last row of a board
 """Exercise 2 of the Nim lab: Making a move
 
 On their turn a player picks one row and takes some objects from it: at least one,

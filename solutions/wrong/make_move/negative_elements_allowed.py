@@ -1,6 +1,7 @@
 # Mistake: refuses 0 objects and too many, but not a negative number, which adds objects to the row
 # verdict: wrong_answer
 # caught-by: hidden case 2: a negative number of objects
+# hints: Taking a negative number
 """Exercise 2 of the Nim lab: Making a move
 
 On their turn a player picks one row and takes some objects from it: at least one,

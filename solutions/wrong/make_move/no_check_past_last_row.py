@@ -2,6 +2,7 @@
 # verdict: runtime_error
 # caught-by: row 4 of a board of 3 rows does not exist; a board of one row: row 2 does not exist
 # says: IndexError; board[row - 1]; at most len(board)
+# hints: at most len(board)
 """Exercise 2 of the Nim lab: Making a move
 
 On their turn a player picks one row and takes some objects from it: at least one,

@@ -1,6 +1,7 @@
 # Mistake: checks that the row is at most len(board) but not that it is at least 1, so row 0 takes from the last row
 # verdict: wrong_answer
 # caught-by: row 0 does not exist: rows count from 1; hidden case 1: a negative row
+# hints: row 0 is illegal; A row number below 1 is illegal
 """Exercise 2 of the Nim lab: Making a move
 
 On their turn a player picks one row and takes some objects from it: at least one,

@@ -2,6 +2,7 @@
 # verdict: wrong_answer
 # caught-by: taking more objects than the row holds; taking from an empty row
 # says: expected "4"; printed "-1"; taking more than the row holds is illegal
+# hints: taking more than the row holds is illegal; An empty row has nothing to take
 """Exercise 2 of the Nim lab: Making a move
 
 On their turn a player picks one row and takes some objects from it: at least one,

@@ -1,6 +1,7 @@
 # Mistake: refuses negative counts only (elements < 0), so taking 0 objects is a legal move
 # verdict: wrong_answer
 # caught-by: taking 0 objects is not a move
+# hints: taking 0 is illegal
 """Exercise 2 of the Nim lab: Making a move
 
 On their turn a player picks one row and takes some objects from it: at least one,

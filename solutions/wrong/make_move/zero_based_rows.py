@@ -3,6 +3,7 @@
 # verdict: wrong_answer
 # caught-by: the first row is row 1; row 0 does not exist: rows count from 1
 # says: Rows count from 1
+# hints: Rows count from 1; board[9999]
 """Exercise 2 of the Nim lab: Making a move
 
 On their turn a player picks one row and takes some objects from it: at least one,

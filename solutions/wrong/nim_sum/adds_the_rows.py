@@ -3,6 +3,7 @@
 # verdict: wrong_answer
 # caught-by: the nim-sum of 1, 3, 5, 7 is 0
 # says: expected "0"; printed "16"; XOR
+# hints: XOR of every row; fix nim_sum first
 """Exercise 6 of the Nim lab: The nim-sum, and who is winning
 
 The nim-sum of a board is the bitwise exclusive or (XOR) of all its rows: of

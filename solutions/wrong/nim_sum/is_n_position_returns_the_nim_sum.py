@@ -2,6 +2,7 @@
 # student-says: is_n_position gives the nim-sum itself, a number, instead of True or False
 # verdict: wrong_answer
 # caught-by: 27, 8, 3, 29 is an N-position
+# hints: Both return True or False
 """Exercise 6 of the Nim lab: The nim-sum, and who is winning
 
 The nim-sum of a board is the bitwise exclusive or (XOR) of all its rows: of

@@ -3,6 +3,7 @@
 # verdict: wrong_answer
 # caught-by: a nim-sum bigger than 32 bits
 # says: hidden case; no 32- or 64-bit limit
+# hints: no 32- or 64-bit limit
 """Exercise 6 of the Nim lab: The nim-sum, and who is winning
 
 The nim-sum of a board is the bitwise exclusive or (XOR) of all its rows: of

@@ -1,6 +1,7 @@
 # Mistake: keeps the nim-sum in 64 bits with & 0xFFFFFFFFFFFFFFFF, as with a C unsigned long
 # verdict: wrong_answer
 # caught-by: a nim-sum bigger than 64 bits
+# hints: no 32- or 64-bit limit
 """Exercise 6 of the Nim lab: The nim-sum, and who is winning
 
 The nim-sum of a board is the bitwise exclusive or (XOR) of all its rows: of

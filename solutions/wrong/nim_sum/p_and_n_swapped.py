@@ -3,6 +3,7 @@
 # verdict: wrong_answer
 # caught-by: 1, 3, 5, 7 is a P-position
 # says: P and N swapped; P-position
+# hints: P and N swapped
 """Exercise 6 of the Nim lab: The nim-sum, and who is winning
 
 The nim-sum of a board is the bitwise exclusive or (XOR) of all its rows: of

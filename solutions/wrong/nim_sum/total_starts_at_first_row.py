@@ -1,6 +1,7 @@
 # Mistake: starts the total at board[0], which crashes on the empty board
 # verdict: runtime_error
 # caught-by: the empty board has nim-sum 0
+# hints: start your total at 0
 """Exercise 6 of the Nim lab: The nim-sum, and who is winning
 
 The nim-sum of a board is the bitwise exclusive or (XOR) of all its rows: of

@@ -2,6 +2,7 @@
 # verdict: wrong_answer
 # caught-by: 27, 8, 3, 29 has three winning moves: pick one at random; 7, 4, 11, 15: each of its three winning moves must come up
 # says: only 1 different one; random.choice
+# hints: winning move; good row; is good; random
 """Exercise 7 of the Nim lab: The optimal move
 
 Now the computer learns to play. Remember the convention from exercise 6:

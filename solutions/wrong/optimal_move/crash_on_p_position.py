@@ -4,6 +4,7 @@
 # says: IndexError; random.choice of an empty list
 # never-says: Rows count from 1
 # cases: 1, 3, 5 has one winning move: take 3 from row 3; P-position 1, 2, 3: no winning move, so play a random legal move
+# hints: random.choice of an empty list crashes
 """Exercise 7 of the Nim lab: The optimal move
 
 Now the computer learns to play. Remember the convention from exercise 6:

@@ -2,6 +2,7 @@
 # verdict: wrong_answer
 # caught-by: 7, 4, 11, 15: each of its three winning moves must come up; 15, 8, 7, 11, 10, 12: each of its five winning moves must come up; hidden case 5: every winning move, at random
 # says: only 2 different ones; ALL the winning moves
+# hints: winning move must come up; each of them must come up
 """Exercise 7 of the Nim lab: The optimal move
 
 Now the computer learns to play. Remember the convention from exercise 6:

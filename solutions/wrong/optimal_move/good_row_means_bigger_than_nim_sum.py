@@ -1,6 +1,7 @@
 # Mistake: takes a row as good when it is bigger than the nim-sum X, instead of when r ^ X < r
 # verdict: runtime_error
 # caught-by: one heap of 7: take it all
+# hints: r ^ X < r; is good; winning move
 """Exercise 7 of the Nim lab: The optimal move
 
 Now the computer learns to play. Remember the convention from exercise 6:

@@ -2,6 +2,7 @@
 # verdict: wrong_answer
 # caught-by: 1, 3, 5 has one winning move: take 3 from row 3
 # says: nim-sum 7; must leave nim-sum 0; [3, 5]
+# hints: winning move; good row; is good; random; leave r ^ X; P-position
 """Exercise 7 of the Nim lab: The optimal move
 
 Now the computer learns to play. Remember the convention from exercise 6:

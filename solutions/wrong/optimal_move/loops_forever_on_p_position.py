@@ -1,5 +1,6 @@
 # Mistake: tries random rows until it finds a good one, which never happens on a P-position
 # verdict: time_limit_exceeded
+# hints: a loop that looks for one never ends
 """Exercise 7 of the Nim lab: The optimal move
 
 Now the computer learns to play. Remember the convention from exercise 6:

@@ -1,6 +1,7 @@
 # Mistake: computes the nim-sum in 32 bits (& 0xFFFFFFFF), so rows past 2**32 get wrong moves
 # verdict: wrong_answer
 # caught-by: hidden case 4: very big rows
+# hints: no 32- or 64-bit limit
 """Exercise 7 of the Nim lab: The optimal move
 
 Now the computer learns to play. Remember the convention from exercise 6:

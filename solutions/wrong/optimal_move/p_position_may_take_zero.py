@@ -1,6 +1,7 @@
 # Mistake: from a P-position takes random.randint(0, size) objects, so sometimes 0
 # verdict: wrong_answer
 # caught-by: P-position 1, 1: take one object from either row, at random
+# hints: at least one object
 """Exercise 7 of the Nim lab: The optimal move
 
 Now the computer learns to play. Remember the convention from exercise 6:

@@ -1,6 +1,7 @@
 # Mistake: from a P-position picks a random row among all rows, empty ones too: randint(1, 0) crashes
 # verdict: runtime_error
 # caught-by: hidden case 2: a board with empty rows
+# hints: NOT empty
 """Exercise 7 of the Nim lab: The optimal move
 
 Now the computer learns to play. Remember the convention from exercise 6:

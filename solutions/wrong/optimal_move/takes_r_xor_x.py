@@ -1,6 +1,7 @@
 # Mistake: takes r ^ X objects from the good row instead of r - (r ^ X): it leaves the wrong number
 # verdict: wrong_answer
 # caught-by: 1, 3, 5 has one winning move: take 3 from row 3
+# hints: winning move; good row; is good; only move; Take r - (r ^ X)
 """Exercise 7 of the Nim lab: The optimal move
 
 Now the computer learns to play. Remember the convention from exercise 6:

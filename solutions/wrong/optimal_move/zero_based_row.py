@@ -2,6 +2,7 @@
 # verdict: wrong_answer
 # caught-by: hidden case 1: a board with one winning move
 # says: [2, 3]; Rows count from 1
+# hints: winning move; good row; is good; only move; random; Rows count from 1; P-position; NOT empty
 """Exercise 7 of the Nim lab: The optimal move
 
 Now the computer learns to play. Remember the convention from exercise 6:

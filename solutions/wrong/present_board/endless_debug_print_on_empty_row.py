@@ -1,6 +1,7 @@
 # Mistake: the row counter only moves on rows with objects, and a debug print for empty rows prints forever
 # verdict: time_limit_exceeded or output_limit_exceeded
 # caught-by: a single empty row is shown as "1:"
+# hints: an empty row
 """Exercise 1 of the Nim lab: Present the board
 
 In Nim the board is a number of rows, each holding some objects. In Python we keep

@@ -4,6 +4,7 @@
 # says: stopped after; loop that never ends
 # cases: a single empty row is shown as "1:"
 # quick: true
+# hints: an empty row
 """Exercise 1 of the Nim lab: Present the board
 
 In Nim the board is a number of rows, each holding some objects. In Python we keep

@@ -1,6 +1,7 @@
 # Mistake: right-aligns the row numbers to the widest one, so a board of 12 rows shows " 1: X"
 # verdict: presentation_error
 # caught-by: rows 10 and up are numbered the same way
+# hints: no padding
 """Exercise 1 of the Nim lab: Present the board
 
 In Nim the board is a number of rows, each holding some objects. In Python we keep

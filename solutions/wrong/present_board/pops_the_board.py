@@ -2,6 +2,7 @@
 # verdict: runtime_error
 # caught-by: the handout's board of five rows
 # says: present_board changed the board; read the list without changing it
+# hints: without removing or changing
 """Exercise 1 of the Nim lab: Present the board
 
 In Nim the board is a number of rows, each holding some objects. In Python we keep

@@ -2,6 +2,7 @@
 # student-says: empty rows are left out and the other rows renumbered
 # verdict: wrong_answer
 # caught-by: an empty row in the middle is still shown; an empty last row
+# hints: empty; rows count from 1 up to
 """Exercise 1 of the Nim lab: Present the board
 
 In Nim the board is a number of rows, each holding some objects. In Python we keep

@@ -3,6 +3,7 @@
 # verdict: wrong_answer
 # caught-by: a single row
 # says: expected "1: X X X X X"; printed "0: X X X X X"
+# hints: Rows count from 1
 """Exercise 1 of the Nim lab: Present the board
 
 In Nim the board is a number of rows, each holding some objects. In Python we keep

@@ -1,6 +1,7 @@
 # Mistake: is_board_empty looks at board[0] only: IndexError on [] and wrong when the first row is empty
 # verdict: runtime_error
 # caught-by: a board with no rows, [], is empty; [0, 1] is not empty: one object is left in the last row
+# hints: board[0]; Look at every row
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

@@ -1,6 +1,7 @@
 # Mistake: is_board_empty checks whether the board has no rows (len(board) == 0) instead of whether every row is 0
 # verdict: wrong_answer
 # caught-by: one empty row, [0], is empty
+# hints: every row is 0
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

@@ -1,6 +1,7 @@
 # Mistake: is_board_empty prints True or False instead of returning it, so the function gives None
 # verdict: wrong_answer
 # caught-by: the start of a game, [5, 4, 3, 2, 1], is not empty
+# hints: not print it
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

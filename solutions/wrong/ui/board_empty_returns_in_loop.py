@@ -1,6 +1,7 @@
 # Mistake: is_board_empty returns inside the loop after the first row, in both branches
 # verdict: wrong_answer
 # caught-by: [0, 1] is not empty: one object is left in the last row
+# hints: Look at every row
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

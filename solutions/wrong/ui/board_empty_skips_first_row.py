@@ -1,6 +1,7 @@
 # Mistake: is_board_empty loops over range(1, len(board)), as if rows counted from 1 in the list, so it never looks at the first row
 # verdict: wrong_answer
 # caught-by: [1, 0, 0] is not empty: one object is left in the first row
+# hints: the first one too
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

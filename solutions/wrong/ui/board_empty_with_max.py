@@ -2,6 +2,7 @@
 # verdict: runtime_error
 # caught-by: a board with no rows, [], is empty
 # says: ValueError; max(board); no rows
+# hints: max()
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

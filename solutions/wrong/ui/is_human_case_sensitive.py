@@ -2,6 +2,7 @@
 # verdict: wrong_answer
 # caught-by: COMPUTER in capitals is a computer player
 # says: expected "false"; name.lower()
+# hints: name.lower()
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

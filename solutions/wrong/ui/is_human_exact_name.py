@@ -1,6 +1,7 @@
 # Mistake: is_human only treats a name that IS "computer" (any case) as a computer, not one that contains it
 # verdict: wrong_answer
 # caught-by: "computer2": computer followed by a digit
+# hints: only has to contain
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

@@ -1,6 +1,7 @@
 # Mistake: is_human returns True for computer players (the test the wrong way round)
 # verdict: wrong_answer
 # caught-by: Alice is human
+# hints: computer player; player is human
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

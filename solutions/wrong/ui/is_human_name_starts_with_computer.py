@@ -1,6 +1,7 @@
 # Mistake: is_human looks for "computer" only at the start of the name (startswith)
 # verdict: wrong_answer
 # caught-by: "SuperComputer": computer at the end, in mixed case
+# hints: only has to contain
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

@@ -2,6 +2,7 @@
 # verdict: runtime_error
 # caught-by: words, "three two", are not a move
 # says: ValueError; three; return None
+# hints: ValueError
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

@@ -1,6 +1,7 @@
 # Mistake: parse_move reads the numbers with float() then int(), so "3.5 2" is a move
 # verdict: wrong_answer
 # caught-by: a decimal number, "3.5 2", is not a move
+# hints: float()
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

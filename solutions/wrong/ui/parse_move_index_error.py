@@ -1,6 +1,7 @@
 # Mistake: parse_move catches ValueError but reads words[0] and words[1] without counting the words: IndexError
 # verdict: runtime_error
 # caught-by: one number, "3", is not a move; an empty text is not a move
+# hints: how many words; exactly two numbers; instead of crashing
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

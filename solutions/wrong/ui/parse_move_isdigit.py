@@ -1,6 +1,7 @@
 # Mistake: parse_move checks the words with isdigit(), so a number with a sign (-1, +3) is refused
 # verdict: wrong_answer
 # caught-by: "-1 2": a negative row is read as typed; "+3 2": a plus sign in front of a number is allowed
+# hints: sign
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

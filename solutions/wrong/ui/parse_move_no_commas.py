@@ -1,6 +1,7 @@
 # Mistake: parse_move splits at white space only, so the forms with a comma are not read as moves
 # verdict: wrong_answer
 # caught-by: "3,2": two numbers and a comma
+# hints: A comma may separate the numbers; is row 3 and 2 objects
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

@@ -1,6 +1,7 @@
 # Mistake: parse_move picks the numbers out with re.findall, ignoring everything else that was typed
 # verdict: wrong_answer
 # caught-by: a space between the sign and the digits, "- 1 2", is not a move
+# hints: whole text must be the two numbers; Exactly one comma; sign must be right in front; exactly one integer on each side
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

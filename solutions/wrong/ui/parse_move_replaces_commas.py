@@ -1,6 +1,7 @@
 # Mistake: parse_move replaces every comma with a space before splitting, so "3,,2" and "3 2," are moves
 # verdict: wrong_answer
 # caught-by: two commas, "3,,2", are not a move
+# hints: Exactly one comma; exactly one integer on each side
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

@@ -2,6 +2,7 @@
 # verdict: wrong_answer
 # caught-by: "3 2": two numbers and a space
 # says: printed ""3""; list of two integers
+# hints: the numbers are text
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

@@ -2,6 +2,7 @@
 # verdict: wrong_answer
 # caught-by: three numbers, "3 2 1", are not a move
 # says: expected "null"; printed "[3, 2]"; exactly two numbers
+# hints: exactly two numbers; whole text must be the two numbers; Exactly one comma; exactly one integer on each side
 """Exercise 8 of the Nim lab: The user interface
 
 The game you build in exercise 9 can be played by two people, by a person

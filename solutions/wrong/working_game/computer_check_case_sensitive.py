@@ -1,6 +1,7 @@
 # Mistake: decides who is a computer with "computer" in name or "Computer" in name, so COMPUTER is asked to type a move
 # verdict: wrong_answer
 # caught-by: COMPUTER against computer 2 (computers in any letter case) on 3 4 5
+# hints: in any letter case
 """Exercise 9 of the Nim lab: The working game
 
 Everything comes together: your task is to play a whole game of Nim between two

@@ -1,6 +1,7 @@
 # Mistake: prints the computer's move with the list index, row - 1, so its rows count from 0
 # verdict: wrong_answer
 # caught-by: the computer starts on 3 4 5 (an N-position) and must win against random play
+# hints: computer; A human can win too
 """Exercise 9 of the Nim lab: The working game
 
 Everything comes together: your task is to play a whole game of Nim between two

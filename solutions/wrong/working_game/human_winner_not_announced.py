@@ -1,6 +1,7 @@
 # Mistake: announces "<name> wins!" only when a computer wins; a human winner gets "Well played, <name>, you won"
 # verdict: wrong_answer
 # caught-by: Alice plays perfectly from 3 4 5 (an N-position) and beats the computer
+# hints: wins; winner
 """Exercise 9 of the Nim lab: The working game
 
 Everything comes together: your task is to play a whole game of Nim between two

@@ -2,6 +2,7 @@
 # verdict: wrong_answer
 # caught-by: the handout's game: Alice and Bob on 5 4 5 2 3, moves typed like 3, 2
 # says: The board shown is not the board after Alice's move; expected [1, 1]
+# hints: board; wins
 """Exercise 9 of the Nim lab: The working game
 
 Everything comes together: your task is to play a whole game of Nim between two

@@ -1,6 +1,7 @@
 # Mistake: the Illegal move message shows how many objects the row holds with board[row - 1], which crashes for a row past the end
 # verdict: runtime_error
 # caught-by: a row past the end of the board does not exist
+# hints: illegal move
 """Exercise 9 of the Nim lab: The working game
 
 Everything comes together: your task is to play a whole game of Nim between two

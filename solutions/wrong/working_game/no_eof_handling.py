@@ -2,6 +2,7 @@
 # verdict: runtime_error
 # caught-by: the input ends in the middle of the game: the program stops without a traceback; no move typed at all: the program stops without a traceback
 # says: crashed; Catch EOFError
+# hints: EOFError
 """Exercise 9 of the Nim lab: The working game
 
 Everything comes together: your task is to play a whole game of Nim between two

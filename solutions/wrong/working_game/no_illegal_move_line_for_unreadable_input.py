@@ -1,6 +1,7 @@
 # Mistake: when parse_move gives None prints "Please type two numbers" instead of a line starting with "Illegal move"
 # verdict: wrong_answer
 # caught-by: words are not a move; an empty line is not a move
+# hints: illegal move
 """Exercise 9 of the Nim lab: The working game
 
 Everything comes together: your task is to play a whole game of Nim between two

@@ -2,6 +2,7 @@
 # verdict: wrong_answer
 # caught-by: the computer must play perfectly on a big board
 # says: must play the winning strategy; leaves nim-sum 0
+# hints: computer
 """Exercise 9 of the Nim lab: The working game
 
 Everything comes together: your task is to play a whole game of Nim between two

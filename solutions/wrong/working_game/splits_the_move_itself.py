@@ -1,6 +1,7 @@
 # Mistake: reads a move with text.split() and int() instead of parse_move, so "3, 2" and "1,1" are refused
 # verdict: wrong_answer
 # caught-by: moves typed as 3,2 and 3, 2 and with spaces around are legal
+# hints: parse_move
 """Exercise 9 of the Nim lab: The working game
 
 Everything comes together: your task is to play a whole game of Nim between two

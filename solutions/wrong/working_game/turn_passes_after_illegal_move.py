@@ -2,6 +2,7 @@
 # verdict: wrong_answer
 # caught-by: after an illegal move the turn does not pass; row 0 does not exist: Alice is told it is illegal and asked again
 # says: It is Alice's turn; asked Bob for a move; same player
+# hints: same player; still Alice's turn
 """Exercise 9 of the Nim lab: The working game
 
 Everything comes together: your task is to play a whole game of Nim between two

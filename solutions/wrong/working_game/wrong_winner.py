@@ -2,6 +2,7 @@
 # verdict: wrong_answer
 # caught-by: player 2 takes the last object and is the winner
 # says: announced Bob as the winner; Alice took the last object
+# hints: wins; the player who made the last move
 """Exercise 9 of the Nim lab: The working game
 
 Everything comes together: your task is to play a whole game of Nim between two

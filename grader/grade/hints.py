@@ -1,0 +1,107 @@
+"""Which of a case's hints a failure gets: the first whose conditions (``When``) all hold, or none.
+
+A case's hints are tried in order (``course_hints``): its known mistakes and the task's, its
+``hints`` entries, and last its plain ``hint``, which explains a wrong answer only. In two steps:
+``choices`` keeps, as one run is decided, the hints whose conditions on that run hold (its verdict,
+what it printed, the exception it crashed with), and ``decided`` chooses at once when the first of
+them waits for no other case; ``resolve``, once every case of the file is graded, keeps the first
+whose ``accepted`` cases were accepted, and adds it to the message. No hint
+is given where the grader's own sentence is the whole story: a right answer printed among other
+lines, a crash caused by how the file is set up or by a limit of the grader (the caller says so),
+a verdict no hint may be tied to (``HINT_VERDICTS``: nothing compiled, nothing printed, not run).
+Nothing here runs a program; a course's pattern is matched within ``patterns.MATCH_SECONDS``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+from grader.check import patterns
+from grader.check.text import significant_lines
+from grader.model import HINT_VERDICTS, Case, CaseResult, Hint, Verdict, When
+
+Choice = Tuple[Hint, bool]  # a hint, and True for a known mistake
+
+
+def course_hints(case: Case) -> Tuple[Choice, ...]:
+    """Every hint of ``case`` in the order they are tried: its own known mistakes and the task's
+    (True), its ``hints`` and last its plain ``hint``, which explains a wrong answer only."""
+    found = tuple(
+        (Hint(m.hint, When(output=m.output, pattern=m.pattern, accepted=m.accepted)), True) for m in case.mistakes
+    )
+    found += tuple((hint, False) for hint in case.hints)
+    return found + (((Hint(case.hint), False),) if case.hint else ())
+
+
+def choices(case: Case, verdict: Verdict, output: Optional[str], exception: Optional[str]) -> Tuple[Choice, ...]:
+    """The hints of ``case`` whose conditions on one run hold, in order, up to the first that needs
+    no other case: what ``resolve`` chooses from.
+
+    ``output`` is what the run printed (None: no output to look at, as for a case failed over its
+    runs as a whole), ``exception`` the class name of the exception it crashed with (None: it did not
+    crash, or the crash gets no course hint).
+    """
+    if verdict not in HINT_VERDICTS:
+        return ()
+    found: List[Choice] = []
+    for hint, mistake in course_hints(case):
+        if _holds(hint.when, verdict, output, exception):
+            found.append((hint, mistake))
+            if not hint.when.accepted:
+                break  # it is always chosen when reached: nothing after it can show
+    return tuple(found)
+
+
+def resolve(results: Sequence[CaseResult], others: Optional[Mapping[str, CaseResult]] = None) -> List[CaseResult]:
+    """``results`` (one file's cases) with each failure's hint chosen: the first of its
+    ``hint_choices`` whose ``accepted`` cases were accepted, among ``results`` and ``others``
+    (results of the same file graded earlier, by case name), added to its message.
+
+    A case named there that was not graded, or not run, counts as not accepted.
+    """
+    verdicts: Dict[str, Verdict] = {name: result.verdict for name, result in (others or {}).items()}
+    verdicts.update((result.case.name, result.verdict) for result in results)
+    return [_resolved(result, verdicts) for result in results]
+
+
+def decided(result: CaseResult) -> CaseResult:
+    """``result`` with its hint already chosen when no other case can change the choice: the first
+    of its ``hint_choices`` waits for no earlier case (a plain hint, a pattern...). Else as it is,
+    for ``resolve``."""
+    if result.hint_choices and not result.hint_choices[0][0].when.accepted:
+        return _resolved(result, {})
+    return result
+
+
+def hint_sentence(text: str, mistake: bool) -> str:
+    """How a course's hint is put after the grader's message."""
+    return f"This is a common mistake: {text}" if mistake else f"Hint: {text}"
+
+
+def _resolved(result: CaseResult, verdicts: Mapping[str, Verdict]) -> CaseResult:
+    if not result.hint_choices:
+        return result
+    for hint, mistake in result.hint_choices:
+        if all(verdicts.get(name) is Verdict.ACCEPTED for name in hint.when.accepted):
+            message = f"{result.message} {hint_sentence(hint.text, mistake)}".strip()
+            return replace(result, message=message, hint=hint.text, hint_choices=())
+    return replace(result, hint_choices=())
+
+
+def _holds(when: When, verdict: Verdict, output: Optional[str], exception: Optional[str]) -> bool:
+    """Do the conditions of ``when`` on one run hold (``accepted`` is ``resolve``'s)?"""
+    if verdict not in when.verdicts:
+        return False
+    if when.exception is not None and when.exception != exception:
+        return False
+    if when.output is None and when.pattern is None:
+        return True
+    if output is None or not output.strip():
+        return False
+    if when.output is not None:
+        return "\n".join(significant_lines(output)) == "\n".join(significant_lines(when.output))
+    try:
+        return patterns.search(when.pattern, output)
+    except patterns.PatternTimeout:
+        return False  # no match found in time: not this hint, never a stop
