@@ -17,8 +17,9 @@ from support import PROJECT
 from grader.course.loader import load_task
 from grader.grade import diagnose
 from grader.grade.grading import grade_file
-from grader.model import ChildCrash, Frame, Verdict
+from grader.model import Verdict
 from grader.nim.lab import lab_checkers
+from grader.run.run_facts import ChildCrash, Frame
 
 ASSERT = '    assert len(board) < 0, "the board is never this"\n'
 

@@ -14,10 +14,11 @@ import pytest
 from support import PROJECT, mutate, render, solution
 
 from grader.grade.grading import grade_file
-from grader.model import ChildCrash, RunResult, Verdict
+from grader.model import Verdict
 from grader.nim import game
 from grader.nim import rules as nim
 from grader.run.execute import END_OF_INPUT
+from grader.run.run_facts import ChildCrash, RunResult
 
 # -- driving a session by hand ------------------------------------------------------------------
 

@@ -18,9 +18,10 @@ from support import render
 from grader.check.guard import GuardedSession, unreadable_message
 from grader.check.random_answers import answer_key
 from grader.check.text import extra_lines_message, find_lines, same_but_spacing
-from grader.model import RunResult, Verdict
+from grader.model import Verdict
 from grader.nim import game
 from grader.nim.lab import lab_checkers
+from grader.run.run_facts import RunResult
 
 DIGITS = "1" * 5000
 NESTED = "[" * 200_000 + "]" * 200_000

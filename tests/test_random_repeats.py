@@ -21,7 +21,8 @@ from grader.course.loader import load_task
 from grader.course.reference import program_for
 from grader.errors import CaseFileError
 from grader.grade.grading import grade_case, grade_file
-from grader.model import RunResult, Verdict
+from grader.model import Verdict
+from grader.run.run_facts import RunResult
 
 THREE_MOVES = "[27, 8, 3, 29]"  # winning moves [1, 5], [2, 3] and [4, 13]
 GOOD_ROWS = "        index = random.choice(good_rows)\n"

@@ -15,9 +15,10 @@ import pytest
 
 from grader.check.registry import generic_checkers
 from grader.grade.verdicts import run_result
-from grader.model import Case, CaseResult, ChildCrash, Frame, Limits, Rule, RunResult, Task, TaskResult, Verdict
+from grader.model import Case, CaseResult, Limits, Rule, Task, TaskResult, Verdict
 from grader.run.child_program import RULE_BROKEN
 from grader.run.execute import Program
+from grader.run.run_facts import ChildCrash, Frame, RunResult
 
 WORKDIR = "/tmp/nim-grader-run-x"
 CASE = Case("three rows", "3 4 5\n", ("2\n",), "text", {}, Limits(time_s=2.0), hint="XOR the rows.")

@@ -28,7 +28,8 @@ from grader.course.loader import load_task
 from grader.course.reference import program_for
 from grader.errors import GraderError, UsageError
 from grader.grade.grading import GradingContext
-from grader.model import Limits, RunResult, Task, Verdict
+from grader.model import Limits, Task, Verdict
+from grader.run.run_facts import RunResult
 
 DEFAULT_NAME_PREFIX = "added: "
 DEFAULT_NAME_LENGTH = 40  # characters of the input's first line kept in a default name

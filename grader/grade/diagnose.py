@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Sequence
 
-from grader.model import ChildCrash
+from grader.run.run_facts import ChildCrash
 
 _FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<where>.+)$')
 

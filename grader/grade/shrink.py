@@ -18,8 +18,9 @@ from typing import Callable, Optional, Tuple
 from grader.course.generators import GENERATORS, render
 from grader.course.reference import answer, reference_program
 from grader.errors import UsageError
-from grader.model import Case, CaseResult, RunResult, Task, Verdict
+from grader.model import Case, CaseResult, Task, Verdict
 from grader.run.execute import Program
+from grader.run.run_facts import RunResult
 
 # Failures a smaller input can explain quickly. A time-out, an output flood, running out of memory
 # or printing nothing would cost every candidate as much again, and a smaller input rarely explains

@@ -24,9 +24,10 @@ from grader.check.random_answers import answer_key
 from grader.check.text import first_difference
 from grader.grade import diagnose, hints
 from grader.grade.returns import returns_nothing_message
-from grader.model import Case, CaseResult, CheckOutcome, Difference, RuleBreak, RunResult, Verdict
+from grader.model import Case, CaseResult, CheckOutcome, Difference, Verdict
 from grader.run.child_program import RULE_BROKEN
 from grader.run.execute import Program
+from grader.run.run_facts import RuleBreak, RunResult
 from grader.submission.rules import rule_message
 from grader.submission.source import main_block_advice
 

@@ -19,10 +19,11 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
 from grader.check.guard import INT_DIGITS
 from grader.check.text import quote
-from grader.model import RunResult, Verdict
+from grader.model import Verdict
 from grader.nim import rules as nim
 from grader.nim.game_referee import Problem, Referee
 from grader.run.execute import END_OF_INPUT, EndOfInput
+from grader.run.run_facts import RunResult
 
 _ROW = re.compile(r"([0-9]+):((?: X)*)")
 _COMPUTER_MOVE = re.compile(r"(?P<name>.+?) removes (?P<elements>-?[0-9]+) from row (?P<row>-?[0-9]+)\W*")

@@ -17,8 +17,9 @@ import subprocess
 import time
 from typing import Optional, Tuple
 
-from grader.model import Limits, RunResult
+from grader.model import Limits
 from grader.run.child_records import read_records
+from grader.run.run_facts import RunResult
 
 # Bytes read (or written) at a time.
 CHUNK = 65536

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
-from grader.model import ChildCrash, Frame, RuleBreak
+from grader.run.run_facts import ChildCrash, Frame, RuleBreak
 
 # faulthandler's stack dump at the time limit: "Current thread 0x... (most recent call first):",
 # then frames, newest first: '  File "/tmp/.../run-x/nim_sum.py", line 12 in nim_sum'

@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple
 
 from grader.errors import GraderError
-from grader.model import Limits, Rule, RunResult
+from grader.model import Limits, Rule
 from grader.run.capture import REPORT_BYTES, Capture, captures, finish, kill_group
 from grader.run.cgroups import RunCgroups
+from grader.run.run_facts import RunResult
 from grader.run.run_folders import RunFolder, WorkRoot, remove_stale_roots
 from grader.run.sandbox import Plan, Protections, plan
 from grader.run.streams import END_OF_INPUT, EndOfInput, Session, converse, pump
