@@ -14,6 +14,7 @@ django = pytest.importorskip("django", reason="the portal needs the web extra (D
 if sys.version_info < (3, 10):
     pytest.skip("the portal needs Python 3.10 or later", allow_module_level=True)
 
+from portal_client import api_hand_in, page_hand_in, signed_in  # noqa: E402
 from support import PROJECT, grade_portal_queue, mutate, solution  # noqa: E402
 
 from grader.submission.files import MAX_SOURCE_BYTES  # noqa: E402
@@ -50,36 +51,6 @@ def fresh(roster):
         user.set_password(PASSWORD)
         user.save()
         FirstSignIn.objects.filter(user=user).delete()
-
-
-def signed_in(name):
-    from django.contrib.auth import get_user_model
-    from django.test import Client
-
-    client = Client()
-    client.force_login(get_user_model().objects.get(username=name))
-    return client
-
-
-def page_hand_in(client, task, text=None, upload=None):
-    data = {}
-    if text is not None:
-        data["text"] = text
-    if upload is not None:
-        data["file"] = upload
-    return client.post(f"/tasks/{task}/", data)
-
-
-def api_hand_in(user, task, text):
-    from django.test import Client
-
-    from grader.web import roster as accounts
-
-    ((_, token),) = accounts.new_tokens([user])
-    upload = io.BytesIO(text.encode())
-    upload.name = f"{task}.py"
-    answer = Client().post("/api/submissions", {"task": task, "file": upload}, HTTP_AUTHORIZATION=f"Token {token}")
-    return answer.json()["id"]
 
 
 def grade_all():

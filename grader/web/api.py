@@ -102,8 +102,16 @@ def document(submission: Submission) -> dict:
         "max_score": submission.max_score if done else None,
         "cases": _cases(submission.results) if done else None,
         "notes": submission.notes if done else None,
+        "known_mistake": _known_mistake(submission.mistake) if done else None,
         "report_url": f"/submissions/{submission.id}/report" if done else None,
     }
+
+
+def _known_mistake(mistake) -> Optional[dict]:
+    """The known mistake a graded submission's answers match, as ``check --json`` gives it (None: none)."""
+    if not isinstance(mistake, dict) or not mistake.get("student"):
+        return None
+    return {"mistake": mistake["student"], "matched": mistake.get("matched"), "failing": mistake.get("failing")}
 
 
 def _visible(request, queryset):

@@ -39,7 +39,9 @@ def _mark(task: Task, row) -> TaskMark:
         return TaskMark(task.id, Verdict.NOT_HANDED_IN, 0.0, task.max_score, 0, 0, missing=True)
     cases = row.results or ()
     failed = sum(1 for case in cases if case["verdict"] != Verdict.ACCEPTED.value)
-    return TaskMark(task.id, Verdict(row.verdict), row.score or 0.0, task.max_score, failed, len(cases))
+    mistake = row.mistake.get("instructor", "") if isinstance(row.mistake, dict) else ""
+    score = row.score or 0.0
+    return TaskMark(task.id, Verdict(row.verdict), score, task.max_score, failed, len(cases), mistake=mistake)
 
 
 def class_marks(tasks: List[Task]) -> Tuple[List[StudentMarks], List[CaseTally]]:

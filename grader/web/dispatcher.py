@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import logging
 import threading
+from typing import Optional
 
 from django.db import close_old_connections, transaction
 from django.db.models.signals import post_save
 
 from grader.classrun.grade_class import StudentWork
-from grader.model import Task, TaskResult
+from grader.grade.known_mistakes import with_known_mistake
+from grader.model import KnownMistake, Task, TaskResult
 from grader.report import pages as report
 from grader.report.shown import clipped
 from grader.web import queue
@@ -79,6 +81,20 @@ def result_fields(result: TaskResult, page: str, fingerprint: str) -> dict:
         "max_score": result.max_score,
         "results": cases,
         "notes": [clipped(note, report.MESSAGE_CHARS, "both") for note in result.notes],
+        "mistake": mistake_fields(result.mistake),
+    }
+
+
+def mistake_fields(mistake: Optional[KnownMistake]) -> dict:
+    """The row's ``mistake`` field: the known mistake a result's answers match ({} for none)."""
+    if mistake is None:
+        return {}
+    return {
+        "label": mistake.label,
+        "student": mistake.student_text,
+        "instructor": mistake.instructor_text,
+        "matched": mistake.matched,
+        "failing": mistake.failing,
     }
 
 
@@ -86,12 +102,15 @@ def grade_row(number: int, grading: Grading) -> dict:
     """Grade submission ``number`` as it is stored: the fields of its result (``WorkLost`` when the
     worker grading it was lost)."""
     row = Submission.objects.select_related("student").get(id=number)
-    found = grading.answered.get(course_tasks(), row.task)
+    tasks = course_tasks()
+    found = grading.answered.get(tasks, row.task)
     if found is None:
         return {"status": ERROR, "error": f"the task {row.task!r} is no longer part of the course"}
     task, fingerprint = found
     work = unit_of(row, task)
     (result,) = grading.grade(work)
+    # matched here, where the outputs are: the row keeps the mistake, never a student's output
+    result = with_known_mistake(result, grading.answered.signatures(tasks, row.task))
     fields = result_fields(result, report.bounded_task_page(result, "graded on the portal"), fingerprint)
     if work.refused:
         missing = sorted(work.refused)

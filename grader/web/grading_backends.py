@@ -10,18 +10,23 @@ it again rather than calling it the student's result.
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 from typing import Dict, Mapping, Optional, Protocol, Tuple
 
+from grader.authoring.mistake_signatures import course_signatures
 from grader.classrun.grade_class import StudentWork, WorkerSetup, grade_remote, grade_work
 from grader.course import reference
 from grader.course.course_checkers import course_checkers
 from grader.course.layout import Course
 from grader.errors import UsageError
 from grader.grade.grading import GradingContext
+from grader.grade.known_mistakes import MistakeSignature
 from grader.model import Task, TaskResult
 from grader.web.course_state import cases_fingerprint
+
+log = logging.getLogger("grader.web.dispatcher")
 
 
 class WorkLost(Exception):
@@ -57,26 +62,58 @@ def grading_context(runner, course: Course) -> GradingContext:
 class AnsweredTasks:
     """The course's tasks with their generated cases answered by the reference solution, once per
     task and per load of the course (``course_state.course_tasks`` gives a new mapping when a case
-    file changes), with each one's case-set fingerprint. Answered here, where the course is: a
-    Dask worker gets the answers with the unit and never runs the reference solution."""
+    file changes), with each one's case-set fingerprint and its known mistakes' signatures.
+    Answered here, where the course is: a Dask worker gets the answers with the unit and never runs
+    the reference solution; results are matched to known mistakes here too."""
 
     def __init__(self, context: GradingContext) -> None:
         self.context = context
         self._lock = threading.Lock()
         self._source: Optional[Mapping[str, Task]] = None
         self._done: Dict[str, Tuple[Task, str]] = {}
+        self._signatures: Dict[str, Tuple[MistakeSignature, ...]] = {}
+        self._making: Dict[str, threading.Lock] = {}  # one per task: making one waits for no other
 
     def get(self, tasks: Mapping[str, Task], task_id: str) -> Optional[Tuple[Task, str]]:
         """(the task answered, its fingerprint), or None when the course has no such task."""
         if task_id not in tasks:
             return None
         with self._lock:
-            if self._source is not tasks:
-                self._source, self._done = tasks, {}
+            self._follow(tasks)
             if task_id not in self._done:
                 task = tasks[task_id]
                 self._done[task_id] = (reference.with_answers(task, self.context), cases_fingerprint(task))
             return self._done[task_id]
+
+    def signatures(self, tasks: Mapping[str, Task], task_id: str) -> Tuple[MistakeSignature, ...]:
+        """The signatures of the task's known mistakes (``grade/known_mistakes.py``): kept on disk by
+        ``verify`` or ``grade``, else made here once per load of the course (it grades the task's
+        known-wrong solutions: seconds, once). None can be made: none, and the error log says why."""
+        if task_id not in tasks:
+            return ()
+        with self._lock:
+            self._follow(tasks)
+            making = self._making.setdefault(task_id, threading.Lock())
+        with making:
+            with self._lock:
+                if self._source is tasks and task_id in self._signatures:
+                    return self._signatures[task_id]
+            try:
+                said = lambda text: log.info("%s", text)  # noqa: E731
+                made = course_signatures(self.context.course, [tasks[task_id]], self.context, said=said)
+                made = made.get(task_id, ())
+            except Exception:  # the known-wrong files or the cache: no diagnosis, never a lost grading
+                log.exception("%s: its known mistakes could not be recognised", task_id)
+                made = ()
+            with self._lock:
+                if self._source is tasks:
+                    self._signatures[task_id] = made
+            return made
+
+    def _follow(self, tasks: Mapping[str, Task]) -> None:
+        """Forget what was made for an earlier load of the course (the caller holds ``_lock``)."""
+        if self._source is not tasks:
+            self._source, self._done, self._signatures, self._making = tasks, {}, {}, {}
 
 
 class LocalGrading:

@@ -42,6 +42,8 @@ class Submission(models.Model):
     results = models.JSONField(null=True, blank=True)  # [{"name", "verdict", "message", "hidden"}...]
     notes = models.JSONField(default=list, blank=True)  # sentences on the file as a whole (the report's notes)
     report = models.TextField(blank=True)  # the task's page, as check writes it
+    # the known mistake its answers match ({"label", "student", "instructor", "matched", "failing"}, {} for none)
+    mistake = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
 
     class Meta:
