@@ -96,7 +96,7 @@ def test_two_mistakes_that_explain_the_answers_equally_say_neither():
     assert match_mistake(answers, [BACKWARDS, twin]) is None
 
 
-def test_the_task_page_says_it_at_the_top_and_json_has_the_field():
+def test_the_task_page_says_it_at_the_top_the_terminal_under_the_row_and_json_has_the_field():
     answers = result([(WA, "[1, 0]"), (WA, "[0, 1, 1]"), (WA, "[1, 1, 0, 0]"), (WA, "[5]"), (OK, "1")])
     sig = signature(
         "backwards",
@@ -112,6 +112,9 @@ def test_the_task_page_says_it_at_the_top_and_json_has_the_field():
     assert task["known_mistake"] == {"mistake": "the bits come out least significant first", "matched": 4, "failing": 4}
     assert "known_mistake" not in json.loads(report.json_text([answers]))["tasks"][0]
     assert "known mistake" not in report.task_page(answers)
+    table = report.terminal_table([diagnosed]).splitlines()
+    assert table[1].startswith("bin_num") and table[-1] == f"    {banner}"  # under the row and its cause line
+    assert "known mistake" not in report.terminal_table([answers])
 
 
 def test_the_class_overview_lists_common_mistakes_with_the_students(tmp_path):

@@ -19,7 +19,7 @@ import jinja2
 
 from grader import __version__
 from grader.marks import CaseTally, StudentMarks, plain_number
-from grader.model import CaseResult, Task, TaskResult, Verdict
+from grader.model import CaseResult, KnownMistake, Task, TaskResult, Verdict
 from grader.report.causes import Cause, causes, is_shared, shared_cores, split_message, terminal_cause
 from grader.report.class_overview import class_overview
 from grader.report.shown import EVERYTHING, Shown, ShownLine, clipped, shown_lines
@@ -330,6 +330,14 @@ def known_mistake_json(result: TaskResult) -> dict:
     return {"known_mistake": {"mistake": found.student_text, "matched": found.matched, "failing": found.failing}}
 
 
+def mistake_sentence(found: KnownMistake) -> str:
+    """The known mistake a task's answers match, in one sentence (the report's banner says it so)."""
+    return (
+        f"Your answers match a known mistake: {found.student_text} "
+        f"({found.matched} of {plural(found.failing, 'failing case')})."
+    )
+
+
 def json_text(results: Sequence[TaskResult]) -> str:
     """``json_document`` as indented text."""
     return json.dumps(json_document(results), indent=2, ensure_ascii=False)
@@ -337,7 +345,8 @@ def json_text(results: Sequence[TaskResult]) -> str:
 
 def terminal_table(results: Sequence[TaskResult], report: Optional[Path] = None) -> str:
     """The short table for a terminal: task, verdict, score, and the first failing case; under a
-    task not accepted, that case's cause in one line, in the report's words (``terminal_cause``)."""
+    task not accepted, that case's cause in one line, in the report's words (``terminal_cause``),
+    and the known mistake its answers match, as the report's banner says it."""
     rows = []
     for r in results:
         failing = next((c for c in r.cases if not c.accepted), None)
@@ -348,6 +357,8 @@ def terminal_table(results: Sequence[TaskResult], report: Optional[Path] = None)
     for row, r in zip(table[1:], results):
         cause = terminal_cause(r)
         lines += [row, f"    {cause}"] if cause else [row]
+        if r.mistake is not None:
+            lines.append(f"    {mistake_sentence(r.mistake)}")
     lines += [f"{r.task.id}: {not_run_note(r)}" for r in results if not_run_note(r)]
     if report is not None:
         lines.append(f"Report: {report}")
