@@ -148,6 +148,9 @@ def test_a_student_signs_in_hands_in_and_reads_the_report(site, browser, size, t
         assert "accepted" in shown.lower() and "points" in shown
     browser.find_element("link text", "the full report").click()
     assert "nim_sum" in browser.page_source
+    if phone:  # the rows added up: a known mistake, said at the top
+        top = browser.find_element("tag name", "body").text
+        assert "Your answers match a known mistake: the rows are added up" in top
     fits(browser)
     browser.get(f"{url}/")
     row = browser.find_element("xpath", "//tr[td/a[@href='/tasks/nim_sum/']]").text
@@ -177,6 +180,8 @@ def test_an_instructor_sees_the_class_and_regrades(site, browser, size):
     names = browser.find_element("tag name", "body").text
     handed_in = [name for name in ("ann", "ben") if name in names]
     assert handed_in, "the students who handed in are in the class overview"
+    common = browser.find_element("css selector", "ul.common-mistakes").text
+    assert "1 student on nim_sum: adds the rows with + instead of XOR-ing them" in common and "ben" in common
     browser.find_element("link text", handed_in[0]).click()
     assert browser.current_url.endswith(f"/teach/class/{handed_in[0]}/index.html")
     assert "nim_sum" in browser.find_element("tag name", "main").text
