@@ -11,10 +11,11 @@ import sqlite3
 import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 
 @dataclass(frozen=True)
@@ -53,20 +54,45 @@ class Visitor:
     def get(self, path: str, headers: Optional[dict] = None) -> Answer:
         return self._open(urllib.request.Request(self.url + path, headers={**self.extra, **(headers or {})}))
 
-    def post(self, path: str, fields: dict, form_page: Optional[str] = None) -> Answer:
-        """POST ``fields`` to ``path`` with the CSRF token of the form ``form_page`` (default: ``path``) shows."""
+    def post(self, path: str, fields: dict, form_page: Optional[str] = None, follow: bool = False) -> Answer:
+        """POST ``fields`` to ``path`` with the CSRF token of the form ``form_page`` (default: ``path``)
+        shows; with ``follow``, the page a redirect leads to."""
         page = self.get(form_page or path)
         found = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)
         assert found, f"{form_page or path} ({page.status}) has no form"
         data = urllib.parse.urlencode({**fields, "csrfmiddlewaretoken": found.group(1)}).encode()
         headers = {**self.extra, "Referer": self.url + (form_page or path)}
-        return self._open(urllib.request.Request(self.url + path, data=data, headers=headers))
+        answer = self._open(urllib.request.Request(self.url + path, data=data, headers=headers))
+        for _ in range(5 if follow else 0):
+            if answer.status not in (301, 302, 303) or "Location" not in answer.headers:
+                break
+            answer = self.get(urllib.parse.urlsplit(answer.headers["Location"]).path)
+        return answer
 
     def sign_in(self, username: str, password: str) -> Answer:
         return self.post("/login/", {"username": username, "password": password})
 
+    def first_sign_in(self, username: str, one_time: str, password: str) -> Answer:
+        """Sign in with the one-time password and change it to ``password``, as a new user does."""
+        self.sign_in(username, one_time)
+        fields = {"old_password": one_time, "new_password1": password, "new_password2": password}
+        changed = self.post("/password/", fields, follow=True)
+        assert changed.status == 200 and "Your new password is set." in changed.text, changed
+        return changed
+
     def cookie(self, name: str) -> Optional[str]:
         return next((c.value for c in self.jar if c.name == name), None)
+
+
+def file_form(task: str, text: str) -> Tuple[bytes, str]:
+    """The body and content type of ``POST /api/submissions`` handing ``text`` in as ``task``.py."""
+    boundary = uuid.uuid4().hex
+    body = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="task"\r\n\r\n{task}\r\n'
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{task}.py"\r\n'
+        f"Content-Type: text/x-python\r\n\r\n{text}\r\n--{boundary}--\r\n"
+    ).encode()
+    return body, f"multipart/form-data; boundary={boundary}"
 
 
 class Tables:

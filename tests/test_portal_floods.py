@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import html.parser
-import http.cookiejar
 import json
 import re
 import signal
@@ -23,13 +22,13 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-import uuid
 
 import pytest
 
 pytest.importorskip("django", reason="the portal needs the web extra (Django, Python 3.10+)")
 pytest.importorskip("waitress", reason="the portal needs the web extra (waitress)")
 
+from portal_http import Visitor, file_form  # noqa: E402
 from support import PROJECT, solution  # noqa: E402
 from test_portal_serve import grader  # noqa: E402
 
@@ -53,47 +52,9 @@ def call(url, token=None, data=None, content_type=None):
 
 def hand_in(server, token, task, text):
     """(status, headers, JSON body) of ``POST /api/submissions``."""
-    boundary = uuid.uuid4().hex
-    body = (
-        f'--{boundary}\r\nContent-Disposition: form-data; name="task"\r\n\r\n{task}\r\n'
-        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{task}.py"\r\n'
-        f"Content-Type: text/x-python\r\n\r\n{text}\r\n--{boundary}--\r\n"
-    ).encode()
-    status, headers, raw = call(f"{server}/api/submissions", token, body, f"multipart/form-data; boundary={boundary}")
+    body, content_type = file_form(task, text)
+    status, headers, raw = call(f"{server}/api/submissions", token, body, content_type)
     return status, headers, json.loads(raw)
-
-
-class Browser:
-    """A signed-in session (its one-time password changed for one of its own) that posts forms."""
-
-    def __init__(self, url, username, one_time):
-        self.url = url
-        self.jar = http.cookiejar.CookieJar()
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
-        self.get("/login/")  # the CSRF cookie, as a browser gets it
-        self.post("/login/", {"username": username, "password": one_time})
-        changed = self.post(
-            "/password/", {"old_password": one_time, "new_password1": PASSWORD, "new_password2": PASSWORD}
-        )
-        assert changed[0] == 200 and "Your new password is set." in changed[1], changed
-
-    def get(self, path):
-        try:
-            with self.opener.open(f"{self.url}{path}", timeout=60) as page:
-                return page.status, page.read().decode()
-        except urllib.error.HTTPError as error:
-            return error.code, error.read().decode()
-
-    def post(self, path, fields):
-        """(status, page) of a form sent as a browser sends it: with the CSRF token."""
-        token = next(cookie.value for cookie in self.jar if cookie.name == "csrftoken")
-        form = urllib.parse.urlencode(dict(fields, csrfmiddlewaretoken=token)).encode()
-        posted = urllib.request.Request(f"{self.url}{path}", data=form, headers={"Referer": f"{self.url}{path}"})
-        try:
-            with self.opener.open(posted, timeout=60) as answer:
-                return answer.status, answer.read().decode()
-        except urllib.error.HTTPError as error:
-            return error.code, error.read().decode()
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +96,9 @@ def portal(tmp_path_factory, portal_database):
 
     url = found.group(0)
     try:
-        browsers = {"teach": Browser(url, "teach", first["teach"]), "ann": Browser(url, "ann", first["ann"])}
+        browsers = {name: Visitor(url) for name in ("teach", "ann")}
+        for name, browser in browsers.items():
+            browser.first_sign_in(name, first[name], PASSWORD)
         # the tokens after the first sign-ins: a password changed by its owner ends the old token
         tokens = grader("users", "token", *STUDENTS, "--data", str(data), *db)
         assert tokens.returncode == 0, tokens.stderr
@@ -161,8 +124,8 @@ def graded(portal, token, ids, within_s=600):
 
 
 def set_waiting_bound(portal, bound):
-    status, page = portal["teach"].post("/teach/waiting", {"max_waiting": bound})
-    assert status == 200 and f'id="id_max_waiting" value="{bound or 0}"' in page, page
+    answer = portal["teach"].post("/teach/waiting", {"max_waiting": bound}, "/teach/", follow=True)
+    assert answer.status == 200 and f'id="id_max_waiting" value="{bound or 0}"' in answer.text, answer
 
 
 def test_a_students_submissions_waiting_are_bounded_and_welcome_again_once_graded(portal):
@@ -175,7 +138,8 @@ def test_a_students_submissions_waiting_are_bounded_and_welcome_again_once_grade
     assert body["error"].startswith("you have 10 submissions waiting to be graded")
     assert "hand in again when one is done" in body["error"]
     # an instructor sets another bound on /teach/; a bad one changes nothing and says why
-    bad, page = portal["teach"].post("/teach/waiting", {"max_waiting": "many"})
+    bad = portal["teach"].post("/teach/waiting", {"max_waiting": "many"}, "/teach/")
+    bad, page = bad.status, bad.text
     assert bad == 400 and "must be a whole number, not &#x27;many&#x27;" in page and "nothing was changed" in page
     set_waiting_bound(portal, 2)
     try:
@@ -183,7 +147,7 @@ def test_a_students_submissions_waiting_are_bounded_and_welcome_again_once_grade
         assert [status for status, _, _ in first] == [202, 202, 429]
         assert "you have 2 submissions waiting" in first[2][2]["error"] and int(first[2][1]["Retry-After"]) > 0
         assert hand_in(url, tokens["xena"], "exclusive_or", "print(0)")[0] == 202  # another student's own bound
-        shown = portal["ann"].get("/tasks/exclusive_or/")[1]
+        shown = portal["ann"].get("/tasks/exclusive_or/").text
         assert "At most 2 of your submissions may wait to be graded at once; you have 0 waiting now." in shown
         with portal["grading"]():
             done = graded(portal, tokens["wade"], [body["id"] for _, _, body in first[:2]])
@@ -289,8 +253,8 @@ def concurrently(count, action):
 def test_twelve_parallel_hand_ins_against_a_maximum_count_of_one_give_one_submission(portal):
     url, tokens = portal["url"], portal["tokens"]
     form = {"min_interval_s": "0", "max_count": "1", "deadline": ""}
-    status, page = portal["teach"].post("/teach/tasks/exclusive_or/limits", form)
-    assert status == 200 and 'id="id_count_exclusive_or" value="1"' in page
+    limits = portal["teach"].post("/teach/tasks/exclusive_or/limits", form, "/teach/", follow=True)
+    assert limits.status == 200 and 'id="id_count_exclusive_or" value="1"' in limits.text
     answers = concurrently(12, lambda: hand_in(url, tokens["cc"], "exclusive_or", "print(0)"))
     assert sorted(status for status, _, _ in answers) == [202] + [429] * 11
     assert all("the 1 time allowed" in body["error"] for status, _, body in answers if status == 429)

@@ -13,7 +13,6 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-import uuid
 from dataclasses import replace
 
 import pytest
@@ -21,7 +20,7 @@ import pytest
 pytest.importorskip("django", reason="the portal needs the web extra (Django, Python 3.10+)")
 pytest.importorskip("waitress", reason="the portal needs the web extra (waitress)")
 
-from portal_http import Tables, Visitor  # noqa: E402
+from portal_http import Tables, Visitor, file_form  # noqa: E402
 from support import PROJECT, solution  # noqa: E402
 
 SUBMISSIONS = 20  # from two students: each may have 10 waiting to be graded at once
@@ -57,13 +56,8 @@ def request(url, token, data=None, content_type=None):
 
 
 def hand_in(server, token, task, text):
-    boundary = uuid.uuid4().hex
-    body = (
-        f'--{boundary}\r\nContent-Disposition: form-data; name="task"\r\n\r\n{task}\r\n'
-        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{task}.py"\r\n'
-        f"Content-Type: text/x-python\r\n\r\n{text}\r\n--{boundary}--\r\n"
-    ).encode()
-    return request(f"{server}/api/submissions", token, body, f"multipart/form-data; boundary={boundary}")
+    body, content_type = file_form(task, text)
+    return request(f"{server}/api/submissions", token, body, content_type)
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ data folder that existed before with the modes of a careless ``mkdir`` (0755, a 
 
 from __future__ import annotations
 
-import http.cookiejar
 import json
 import os
 import re
@@ -26,6 +25,7 @@ import pytest
 pytest.importorskip("django", reason="the portal needs the web extra (Django, Python 3.10+)")
 pytest.importorskip("waitress", reason="the portal needs the web extra (waitress)")
 
+from portal_http import Visitor  # noqa: E402
 from support import PROJECT, solution  # noqa: E402
 from test_portal_serve import hand_in, request  # noqa: E402
 
@@ -101,45 +101,20 @@ def test_health_answers_with_150_idle_connections_open(site):
             connection.close()
 
 
-def signed_in(url, username, first_password):
-    """An opener signed in as ``username`` (its one-time password changed to ``PASSWORD`` first)."""
-    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
-
-    def post(path, page, fields):
-        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
-        form = urllib.parse.urlencode({**fields, "csrfmiddlewaretoken": token}).encode()
-        sent = urllib.request.Request(f"{url}{path}", data=form, headers={"Referer": f"{url}{path}"})
-        with opener.open(sent, timeout=60) as got:
-            return got.geturl(), got.read().decode()
-
-    with opener.open(f"{url}/login/", timeout=60) as page:
-        where, shown = post("/login/", page.read().decode(), {"username": username, "password": first_password})
-    assert where.endswith("/password/"), where
-    fields = {"old_password": first_password, "new_password1": PASSWORD, "new_password2": PASSWORD}
-    post("/password/", shown, fields)
-    return opener, post
-
-
 @pytest.fixture(scope="module")
 def teacher(site):
-    """(an opener signed in as the instructor, its form poster)."""
+    """The instructor, signed in (their one-time password changed to ``PASSWORD`` first)."""
     url, _, _, _, first = site
-    return signed_in(url, "teach", first["teach"])
+    visitor = Visitor(url)
+    visitor.first_sign_in("teach", first["teach"], PASSWORD)
+    return visitor
 
 
 def test_a_deadline_beyond_the_years_utc_holds_is_a_400_with_a_sentence(site, teacher):
-    url = site[0]
-    opener, post = teacher
-    with opener.open(f"{url}/teach/", timeout=60) as page:
-        shown = page.read().decode()
-    with pytest.raises(urllib.error.HTTPError) as refused:
-        post(
-            "/teach/tasks/nim_sum/limits",
-            shown,
-            {"min_interval_s": "0", "max_count": "", "deadline": "9999-12-31 23:59-14:00"},
-        )
-    page = refused.value.read().decode()
-    assert refused.value.code == 400
+    fields = {"min_interval_s": "0", "max_count": "", "deadline": "9999-12-31 23:59-14:00"}
+    refused = teacher.post("/teach/tasks/nim_sum/limits", fields, "/teach/")
+    page = refused.text
+    assert refused.status == 400
     assert "falls outside the years 1 to 9999 in UTC" in page and "nothing was changed" in page
 
 
@@ -154,7 +129,6 @@ def graded(url, token, number, within_s=120):
 
 def test_a_case_file_broken_while_serving_keeps_the_last_good_course(site, teacher):
     url, _, course, tokens, _ = site
-    opener, _ = teacher
     case_file = course / "testcases" / f"{BROKEN}.yaml"
     good = case_file.read_text()
     _, before = request(f"{url}/api/tasks", tokens["ann"])
@@ -166,14 +140,12 @@ def test_a_case_file_broken_while_serving_keeps_the_last_good_course(site, teach
         assert status == 202
         found = graded(url, tokens["ann"], made["id"])
         assert (found["status"], found["verdict"]) == ("done", "accepted")
-        with opener.open(f"{url}/teach/", timeout=60) as page:
-            shown = page.read().decode()
+        shown = teacher.get("/teach/").text
         assert "The course's files stopped loading" in shown
         assert f"<code>testcases/{BROKEN}.yaml</code>, line 18: unknown key &#x27;colour&#x27;" in shown
     finally:
         case_file.write_text(good)
-    with opener.open(f"{url}/teach/", timeout=60) as page:
-        assert "stopped loading" not in page.read().decode()  # mended: the problem is gone
+    assert "stopped loading" not in teacher.get("/teach/").text  # mended: the problem is gone
     assert request(f"{url}/api/tasks", tokens["ann"]) == (200, before)
 
 
