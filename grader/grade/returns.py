@@ -1,5 +1,6 @@
 """A function that returns nothing: when a case's wrong answer is ``None`` that the student's
-function gave back because it has no ``return <value>`` (yet) or a path through it ends without one.
+function gave back because it has no ``return <value>`` (yet) or a path through it ends without one,
+or the right answer followed by ``None`` (the function printed its answer instead of returning it).
 
 In: the student's source text, the case's input, what the program printed and the case's expected
 answers. Out: the sentence that names the function and why it gives ``None``, or "" when that is not
@@ -29,7 +30,10 @@ def returns_nothing_message(source: str, case_input: str, printed: str, expected
     """The sentence for a program that printed None because the function it called returned
     nothing, or "" when that is not surely what happened; and whether the function has code of its
     own (a return somewhere), so that the case's hint about the logic still applies."""
-    if printed.strip() not in _NOTHING or not expected or any(e.strip() in _NOTHING for e in expected):
+    if not expected or any(e.strip() in _NOTHING for e in expected):
+        return "", True
+    printed_first = _answer_then_nothing(printed, expected)
+    if printed.strip() not in _NOTHING and not printed_first:
         return "", True
     try:
         tree = ast.parse(source)
@@ -44,12 +48,29 @@ def returns_nothing_message(source: str, case_input: str, printed: str, expected
     if len(reasons) != 1:
         return "", True  # none of them, or more than one could be the one: no claim
     ((name, why),) = reasons.items()
+    if printed_first:  # the answer printed inside the function, then the None it gave back
+        return (
+            f"Your function {name} prints its answer and returns nothing (None): {why}, so the main block "
+            f"prints None on the line after your answer. A function gives its answer back with return (print "
+            f"only shows it): return the answer instead of printing it, on every path through {name}.",
+            why != _NO_RETURN,
+        )
     return (
         f"Your function {name} returns nothing (None), and this case expects {_quoted(expected[0])}: {why}. "
         f"A function gives its answer back with return (print only shows it): end every path through {name} "
         "with return and the answer.",
         why != _NO_RETURN,
     )
+
+
+def _answer_then_nothing(printed: str, expected: Sequence[str]) -> bool:
+    """Did the program print an expected answer and then, on a line of its own, None (or null)?
+    Lines are compared without the spaces at their ends."""
+    lines = [line.rstrip() for line in printed.strip().splitlines()]
+    if len(lines) < 2 or lines[-1].strip() not in _NOTHING:
+        return False
+    before = "\n".join(lines[:-1]).strip()
+    return any(before == "\n".join(line.rstrip() for line in e.strip().splitlines()) for e in expected)
 
 
 def _quoted(text: str) -> str:
