@@ -15,7 +15,7 @@ file and costs only a few file reads more.
 
 They are kept as one JSON file per task in ``cache_folder()`` (``$XDG_CACHE_HOME/nim-grader/
 mistakes``, else ``~/.cache/nim-grader/mistakes``), named by ``task_fingerprint``: the grader's own
-fingerprint, the task's cases, the reference solutions, every file of ``solutions/wrong/<task>/``
+fingerprint, the task's cases and settings, the reference solutions, every file of ``solutions/wrong/<task>/``
 and the course's checkers. A change to any of them is a new name, so a stale file is never read;
 the file holds digests of the known-wrong solutions' outputs on visible cases, never a hidden
 case's anything.
@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -40,6 +41,7 @@ from grader.model import Task
 
 Signatures = Dict[str, Tuple[MistakeSignature, ...]]
 _FORMAT = 1  # bump when the stored form changes: old files are then not found
+MAX_BYTES = 4_000_000  # far above a course's signatures (digests and sentences): anything larger is not ours
 
 
 def cache_folder() -> Path:
@@ -53,6 +55,8 @@ def task_fingerprint(course: Path, task: Task, grader: Optional[str] = None) -> 
     ``grader_fingerprint()`` when the caller has it already."""
     layout = Course(course)
     digest = hashlib.sha256(f"{_FORMAT}\0{grader or grader_fingerprint()}\0{task.id}".encode())
+    # the task's own settings decide outputs too: its rules (a rule broken is no wrong answer), its files
+    digest.update(repr((task.rules, task.uses_files, task.total)).encode())
     for case in task.cases:
         digest.update(b"\0case\0" + case_fingerprint(case).encode())
     wrong = layout.wrong(task.id)
@@ -159,13 +163,25 @@ def store(path: Path, signatures: Sequence[MistakeSignature]) -> None:
 
 
 def _read(path: Path) -> Optional[Tuple[MistakeSignature, ...]]:
-    """The signatures in ``path``; None when it is missing or cannot be read as signatures."""
+    """The signatures in ``path``; None when it is missing or cannot be read as signatures (not a
+    regular file, larger than ``MAX_BYTES``, nested too deep, any other shape): made again then."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(_regular_file_text(path))
         found: List[MistakeSignature] = []
         for item in data:
             cases = tuple((str(a), str(b), str(c)) for a, b, c in item["cases"])
             found.append(MistakeSignature(str(item["label"]), str(item["student"]), str(item["instructor"]), cases))
         return tuple(found)
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
         return None
+
+
+def _regular_file_text(path: Path) -> str:
+    """The text of ``path`` when it is a regular file of at most ``MAX_BYTES`` (never waits on a pipe
+    or device planted in its place: opened without blocking, checked on the open descriptor)."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(descriptor, "rb") as opened:
+        status = os.fstat(opened.fileno())
+        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_BYTES:
+            raise ValueError(f"{path} is not a signature file")
+        return opened.read(MAX_BYTES + 1).decode("utf-8")
