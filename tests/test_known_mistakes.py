@@ -88,6 +88,16 @@ def test_a_hidden_case_is_never_evidence():
     assert match_mistake(result(answers, hidden=("c",)), [BACKWARDS]) is None
 
 
+def test_cases_not_run_after_time_outs_count_on_neither_side():
+    """Two time-outs (hidden cases may be among them) leave later cases not run: the diagnosis is
+    made from the cases that ran, so what hidden cases did cannot take it away."""
+    outputs = ("[1, 0]", "[0, 1, 1]", "[1, 1, 0, 0]", "[1]", "[0]")
+    five = signature("five", [(name, WA, output) for name, output in zip(NAMES, outputs)])
+    stopped = [(WA, "[1, 0]"), (WA, "[0, 1, 1]"), (WA, "[1, 1, 0, 0]"), (Verdict.NOT_RUN, ""), (Verdict.NOT_RUN, "")]
+    found = match_mistake(result(stopped), [five])
+    assert found is not None and (found.matched, found.failing) == (3, 3)
+
+
 def test_two_mistakes_that_explain_the_answers_equally_say_neither():
     twin = signature(
         "twin", [(n, WA, o) for n, _, o in [("a", 0, "[1, 0]"), ("b", 0, "[0, 1, 1]"), ("c", 0, "[1, 1, 0, 0]")]]
@@ -206,3 +216,24 @@ def test_grade_lists_the_common_mistake_with_the_students(tmp_path, monkeypatch)
     assert "Your answers match a known mistake: the rows are added up with + instead of XOR-ed" in html.unescape(
         (out / "ann" / "nim_sum.html").read_text(encoding="utf-8")
     ).replace("<strong>", "").replace("</strong>", "")
+
+
+def test_a_kept_signature_file_that_is_not_ours_is_made_again_never_a_stop_or_a_wait(tmp_path):
+    """A signature file replaced by JSON nested past Python's recursion limit, by something too large,
+    or by a pipe that would block a reader forever reads as missing: check goes on without it."""
+    import os
+
+    from grader.authoring import mistake_signatures
+
+    nim_sum = load_course(PROJECT)["nim_sum"]
+    folder = tmp_path / "mistakes"
+    folder.mkdir()
+    path = folder / f"nim_sum-{mistake_signatures.task_fingerprint(PROJECT, nim_sum)}.json"
+    for planted in ("[" * 100_000 + "]" * 100_000, " " * (mistake_signatures.MAX_BYTES + 1), None):
+        if path.exists():
+            path.unlink()
+        if planted is None:
+            os.mkfifo(path)  # nobody writes to it: a blocking read would never return
+        else:
+            path.write_text(planted)
+        assert stored_signatures(PROJECT, [nim_sum], folder) == {}

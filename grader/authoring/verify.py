@@ -126,8 +126,10 @@ def full_strength(context: GradingContext) -> GradingContext:
     (no shrinking); and every run of a repeated case runs, even after ``min_distinct`` different
     right answers, so that a mistake that shows in some runs only (a random 0 taken from a row) is
     caught as surely as the case can, and a header's verdict holds on every verify, not only when
-    the mistake happens to show before enough different answers have."""
-    return replace(context, shrink=False, stop_when_random=False)
+    the mistake happens to show before enough different answers have. Every case runs, even after
+    two time-outs (``quick_feedback`` off), whichever path asks: a signature is the same made by
+    ``verify``, ``grade`` or the portal."""
+    return replace(context, shrink=False, stop_when_random=False, quick_feedback=False)
 
 
 def grade_beside_reference(

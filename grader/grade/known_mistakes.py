@@ -17,7 +17,8 @@ A result matches a signature when (precision first: a wrong diagnosis is worse t
   two apart);
 - ``matched``, its failing visible cases on which it has the known-wrong solution's verdict and,
   for a wrong answer or a spacing mistake, the very same output, are at least three quarters of its
-  failing visible cases and of the signature's; a crash, time-out or other verdict with no output
+  failing visible cases and of the signature's cases that it ran (a case ``not_run`` after two
+  time-outs, which may be hidden ones, counts on neither side); a crash, time-out or other verdict with no output
   to compare matches on the verdict alone but is never evidence;
 - at least ``MIN_EVIDENCE`` of them are wrong answers or spacing mistakes with the same output;
 - no other known mistake (other words) matches as many cases: a tie says nothing.
@@ -96,9 +97,11 @@ def match_mistake(result: TaskResult, signatures: Iterable[MistakeSignature]) ->
     if not failing:
         return None
     accepted = {c.case.name for c in result.cases if c.accepted and not c.case.hidden}
+    # cases not run (after two time-outs, hidden ones among them) decide nothing either way
+    not_run = {c.case.name for c in result.cases if c.verdict is Verdict.NOT_RUN}
     found: List[Tuple[int, MistakeSignature]] = []
     for signature in signatures:
-        known = {name: (verdict, digest) for name, verdict, digest in signature.cases}
+        known = {name: (verdict, digest) for name, verdict, digest in signature.cases if name not in not_run}
         if accepted & known.keys():
             continue
         matched = [name for name, seen in failing.items() if known.get(name) == seen]
