@@ -206,3 +206,16 @@ def test_a_missing_file_is_not_handed_in_in_the_page_json_and_gradebook(tmp_path
         (row,) = list(csv.DictReader(handle))
     assert row["exclusive_or"] == "4" and row["nim_sum"] == "0"
     assert "nim_sum" in row["not_handed_in"].split() and "exclusive_or" not in row["not_handed_in"].split()
+
+
+def test_a_return_of_a_list_methods_none_is_named_with_the_fix(grade):
+    # reverse() turns the list round in place and gives back None: returning it returns None
+    wrong = mutate(
+        "bin_num",
+        "    bits.reverse()          # we found the bits last one first\n    return bits",
+        "    return bits.reverse()",
+    )
+    case = _first_failed(grade("bin_num", wrong))
+    assert "Your function numeral_binary returns nothing (None)" in case.message
+    assert "it returns bits.reverse(...), which is None" in case.message and "then return bits" in case.message
+    assert "ends without return" not in case.message  # every path returns: only the None it returns is wrong

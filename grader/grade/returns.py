@@ -130,7 +130,9 @@ def _own_nodes(function: ast.FunctionDef):
 
 
 def _why_nothing(function: ast.FunctionDef) -> str:
-    """Why ``function`` can return None ("" when every path returns a value, or it is a generator)."""
+    """Why ``function`` can return None ("" when every path returns a value, or it is a generator):
+    every reason found, in one sentence (a ``return`` of a list method's None and a path that falls
+    off the end are both mistakes, whichever of them this input met)."""
     nodes = list(_own_nodes(function))
     if any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in nodes):
         return ""
@@ -138,14 +140,36 @@ def _why_nothing(function: ast.FunctionDef) -> str:
     valued = [r for r in returns if r.value is not None and not _is_none(r.value)]
     if not returns:
         return _NO_RETURN
+    reasons = [said for said in dict.fromkeys(_none_call(r.value) for r in valued) if said]
     if not valued:
-        return "its return statements give back no value"
-    if any(r.value is not None for r in returns if r not in valued):
-        return "one path through it ends with return None"
-    if len(valued) < len(returns):
-        return "one path through it ends with a return that gives back no value"
-    if not _always_ends(function.body):
-        return "one path through it ends without return"
+        reasons.append("its return statements give back no value")
+    elif any(r.value is not None for r in returns if r not in valued):
+        reasons.append("one path through it ends with return None")
+    elif len(valued) < len(returns):
+        reasons.append("one path through it ends with a return that gives back no value")
+    elif not _always_ends(function.body):
+        reasons.append("one path through it ends without return")
+    return "; and ".join(reasons)
+
+
+# Methods of lists, dicts and sets that change the object itself and give back None.
+_IN_PLACE = ("append", "extend", "insert", "remove", "reverse", "sort", "clear", "update", "add", "discard")
+
+
+def _none_call(value: ast.expr) -> str:
+    """The reason when ``value`` (what a return gives back) is a call that always gives None:
+    ``bits.reverse()``, ``board.sort()``, ``print(...)``; "" for anything else."""
+    if not isinstance(value, ast.Call):
+        return ""
+    func = value.func
+    if isinstance(func, ast.Name) and func.id == "print":
+        return "it returns what print(...) gives back, which is None: print shows a value, return gives it back"
+    if isinstance(func, ast.Attribute) and func.attr in _IN_PLACE and not value.keywords:
+        owner = func.value.id if isinstance(func.value, ast.Name) else "the list"
+        return (
+            f"it returns {owner}.{func.attr}(...), which is None: {func.attr} changes {owner} itself and gives "
+            f"back None, so call it on a line of its own, then return {owner}"
+        )
     return ""
 
 
