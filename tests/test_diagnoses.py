@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 
+import pytest
 from support import COURSE, PROJECT, mutate, solution
 
 from grader.cli.main import main
@@ -113,6 +114,29 @@ def test_a_stub_with_comments_and_a_new_docstring_is_still_a_stub(grade):
     assert text != stub
     result = grade("exclusive_or", text)
     assert result.score == 0 and "not written yet" in result.cases[0].message
+
+
+@pytest.mark.parametrize("nothing", ["return None", "return", "...", "None", "pass\n    return None"])
+def test_a_stub_whose_pass_became_another_way_of_doing_nothing_is_still_a_stub(grade, nothing):
+    stub = COURSE.exercise("ui").read_text(encoding="utf-8")
+    text = stub.replace("    pass\n", f"    {nothing}\n")
+    assert text != stub
+    result = grade("ui", text)
+    assert (
+        result.score == 0 and "is_human, is_board_empty and parse_move are not written yet" in result.cases[0].message
+    )
+
+
+def test_a_stub_function_left_empty_beside_a_helper_the_main_block_calls_is_graded_as_work(grade):
+    stub = COURSE.exercise("exclusive_or").read_text(encoding="utf-8")
+    helper = "def my_xor(a, b):\n    return 0 if a == b else 1\n\n\n"
+    text = stub.replace("def self_test", helper + "def self_test").replace(
+        "print(exclusive_or(a, b))", "print(my_xor(a, b))"
+    )
+    assert "print(my_xor(a, b))" in text
+    result = grade("exclusive_or", text)
+    assert not any("not written yet" in c.message for c in result.cases)
+    assert result.score == result.max_score
 
 
 def test_one_function_written_of_three_is_not_a_stub(grade):

@@ -8,16 +8,20 @@ Why a stub scores 0: its empty functions return None, and None (printed ``null``
 to some cases by accident (``parse_move`` of a text that is not a move); points for those say nothing
 about the student's work. How a stub is recognised: the functions the exercise file leaves to write
 are those whose body is only ``pass`` (or ``...``) after the docstring; a submission is a stub when
-each of them is still defined once at the top of the file with the same body as in the stub (the
-syntax tree, so comments, blank lines and a changed docstring do not count as work). A student who
-wrote one function of three is not a stub; nor is a file that has no function of that name (it is
-graded as it is, and its cases say what is missing).
+each of them is still defined once at the top of the file with a body that does nothing (``pass``,
+``...``, ``return``, ``return None``, a bare constant: the syntax tree, so comments, blank lines and
+a changed docstring do not count as work), it defines no function or class the stub does not, and
+its main block is the stub's. A student who wrote one function of three is not a stub; nor is one
+who wrote a helper of their own or changed the main block, nor a file that has no function of that
+name (each is graded as it is, and its cases say what is missing).
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+from grader.submission.source import main_blocks
 
 
 def untouched(data: bytes, stub: Optional[bytes]) -> Tuple[str, ...]:
@@ -33,9 +37,11 @@ def untouched(data: bytes, stub: Optional[bytes]) -> Tuple[str, ...]:
         return ()
     theirs = _functions(tree)
     bound = _bound_names(tree)
-    for name, body in to_write.items():
-        if name not in theirs or bound.count(name) != 1 or _dump(theirs[name]) != _dump(body):
+    for name in to_write:
+        if name not in theirs or bound.count(name) != 1 or not _is_unwritten(theirs[name]):
             return ()
+    if _definitions(tree) - _definitions(stub_tree) or _main_dump(tree) != _main_dump(stub_tree):
+        return ()  # a function or class of their own, or a main block changed: the student's work
     return tuple(to_write)
 
 
@@ -75,6 +81,32 @@ def _is_empty(body: Sequence[ast.stmt]) -> bool:
     return bool(body) and all(
         isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)) for s in body
     )
+
+
+def _is_unwritten(body: Sequence[ast.stmt]) -> bool:
+    """A body that still does nothing: empty after its docstring, or only ``pass``, ``...``, a bare
+    constant, ``return`` or ``return None`` (what a student may put in place of ``pass``)."""
+    return all(
+        isinstance(s, ast.Pass)
+        or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
+        or (isinstance(s, ast.Return) and (s.value is None or _is_none(s.value)))
+        for s in body
+    )
+
+
+def _is_none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _definitions(tree: ast.Module) -> Set[str]:
+    """The names of the functions and classes defined at the top of the module."""
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return {node.name for node in tree.body if isinstance(node, kinds)}
+
+
+def _main_dump(tree: ast.Module) -> str:
+    """The module's main blocks as syntax trees ("" when it has none)."""
+    return _dump(main_blocks(tree))
 
 
 def _bound_names(tree: ast.Module) -> List[str]:
