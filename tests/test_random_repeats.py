@@ -17,10 +17,12 @@ from support import PROJECT, mutate, solution
 from grader.authoring.known_wrong import read_wrong_solution
 from grader.authoring.verify import grade_until_decided
 from grader.check.random_answers import log2_chance_too_few, repeat_needed
+from grader.course import reference
 from grader.course.loader import load_task
 from grader.course.reference import program_for
 from grader.errors import CaseFileError
 from grader.grade.grading import grade_case, grade_file
+from grader.grade.repeats import MIN_RUNS
 from grader.model import Verdict
 from grader.run.run_facts import RunResult
 
@@ -102,14 +104,27 @@ def test_a_board_with_hundreds_of_winning_moves_needs_about_two_runs(tmp_path, c
     (case,) = [case for case in task.cases if case.name.startswith("1,000 rows: one of many")]
     result = graded(tmp_path, replace(task, cases=(case,)), solution("optimal_move"), replace(context, runner=counting))
     assert result.verdict is Verdict.ACCEPTED, result.message
-    assert counting.runs <= 5  # 463 winning moves: the second run repeats the first 1 time in 463
+    assert counting.runs == MIN_RUNS  # 463 winning moves: two different ones long before the sixth run
 
 
-def test_the_case_stops_at_the_second_different_right_answer(tmp_path, course, context):
+def test_the_case_stops_at_the_second_different_right_answer_once_it_has_made_six_runs(tmp_path, course, context):
     scripted = ScriptedRunner(["[1, 5]", "[1, 5]", "[2, 3]", "[4, 13]"])
     result = graded(tmp_path, one_case(course, THREE_MOVES), "", replace(context, runner=scripted))
     assert result.verdict is Verdict.ACCEPTED
-    assert scripted.runs == 3
+    assert scripted.runs == MIN_RUNS == 6
+    late = ScriptedRunner(["[1, 5]"] * 7 + ["[2, 3]", "[4, 13]"])
+    assert (
+        graded(tmp_path, one_case(course, THREE_MOVES), "", replace(context, runner=late)).verdict is Verdict.ACCEPTED
+    )
+    assert late.runs == 8  # the second different answer came on run 8
+
+
+def test_a_mistake_on_run_5_fails_the_case_though_two_different_right_answers_came_first(tmp_path, course, context):
+    # a random row that is sometimes wrong: two right answers at once must not end the case before it shows
+    scripted = ScriptedRunner(["[1, 5]", "[2, 3]", "[4, 13]", "[1, 5]", "[3, 3]", "[2, 3]"])
+    result = graded(tmp_path, one_case(course, THREE_MOVES), "", replace(context, runner=scripted))
+    assert result.verdict is Verdict.WRONG_ANSWER
+    assert result.message.startswith("Run 5 of 21: ")
 
 
 def test_runs_in_parallel_stop_once_decided(course, context):
@@ -118,7 +133,7 @@ def test_runs_in_parallel_stop_once_decided(course, context):
     scripted = ScriptedRunner(["[1, 5]", "[2, 3]", "[4, 13]"])
     result = grade_case(task.cases[0], program, replace(context, runner=scripted), "optimal_move.py", parallel_runs=3)
     assert result.verdict is Verdict.ACCEPTED
-    assert scripted.runs <= 4  # the first three at once, and at most one started before the news
+    assert MIN_RUNS <= scripted.runs <= MIN_RUNS + 2  # three at a time: two more may be under way at the news
 
 
 # -- a deterministic or wrong solution is still caught --------------------------------------------
@@ -211,3 +226,19 @@ def test_the_loader_refuses_too_few_runs_for_min_distinct(tmp_path, context, rep
 def test_the_loader_takes_enough_runs(tmp_path, context, repeat, min_distinct):
     (case,) = load_task(write_case(tmp_path, repeat, min_distinct), context.checkers).cases
     assert (case.repeat, case.min_distinct) == (repeat, min_distinct)
+
+
+@pytest.mark.parametrize("mistake", ["p_position_picks_empty_rows", "p_position_may_take_zero"])
+def test_the_courses_random_mistakes_are_caught_on_a_students_check_whatever_the_seed(
+    tmp_path, course, context, mistake
+):
+    """A known-wrong solution whose mistake shows on some runs only (an empty row picked, 0 taken)
+    is rejected as a student's check grades it: each comment added is another seed."""
+    text = (PROJECT / "solutions" / "wrong" / "optimal_move" / f"{mistake}.py").read_text(encoding="utf-8")
+    task = reference.with_answers(course["optimal_move"], context)
+    for number in range(8):
+        path = tmp_path / str(number) / "optimal_move.py"
+        path.parent.mkdir()
+        path.write_text(f"{text}\n# comment {number}\n", encoding="utf-8")
+        result = grade_file(task, path, replace(context, quick_feedback=True))
+        assert result.score < result.max_score, f"accepted with comment {number}"
