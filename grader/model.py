@@ -115,7 +115,8 @@ HINT_VERDICTS = tuple(verdict for verdict in Verdict if verdict not in _NO_HINT)
 class When:
     """The failures a course's hint explains, all to hold: the case's verdict is one of ``verdicts``;
     the program printed exactly ``output``, or ``pattern`` is found in it (within a time bound); it
-    crashed with ``exception`` (a class name); the earlier cases ``accepted`` were, in the same grading.
+    crashed with Python's own exception of class ``exception`` (a class name), whose message
+    ``exception_text`` (a regex) is found in; the earlier cases ``accepted`` were, in the same grading.
     """
 
     verdicts: Tuple[Verdict, ...] = (Verdict.WRONG_ANSWER,)
@@ -123,6 +124,7 @@ class When:
     pattern: Optional[str] = None
     exception: Optional[str] = None
     accepted: Tuple[str, ...] = ()
+    exception_text: Optional[str] = None
 
 
 @dataclass(frozen=True)

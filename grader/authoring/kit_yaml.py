@@ -130,7 +130,7 @@ def _when(when: When) -> Dict[str, Any]:
     """A hint's ``when`` as the file writes it, its verdicts always named (their default depends
     on the other keys)."""
     written: Dict[str, Any] = {"verdict": [verdict.value for verdict in when.verdicts]}
-    for key in ("output", "pattern", "exception"):
+    for key in ("output", "pattern", "exception", "exception_text"):
         if getattr(when, key) is not None:
             written[key] = getattr(when, key)
     if when.accepted:

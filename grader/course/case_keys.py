@@ -56,7 +56,14 @@ TEXTS = ((str, list), "text, or a list of texts")
 MISTAKE_KEYS = {"output": TEXT, "pattern": TEXT, "hint": TEXT, "accepted": TEXTS}
 # an entry of a case's ``hints``, and its ``when``: the failures the hint explains
 HINT_KEYS = {"when": MAPPING, "text": TEXT}
-WHEN_KEYS = {"verdict": TEXTS, "output": TEXT, "pattern": TEXT, "exception": TEXT, "accepted": TEXTS}
+WHEN_KEYS = {
+    "verdict": TEXTS,
+    "output": TEXT,
+    "pattern": TEXT,
+    "exception": TEXT,
+    "exception_text": TEXT,
+    "accepted": TEXTS,
+}
 GENERATE_KEYS = {
     "generator": TEXT,
     "seed": WHOLE_NUMBER,

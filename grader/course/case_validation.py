@@ -224,12 +224,15 @@ class CaseValidator:
         return tuple(found)
 
     def when(self, when: LineMapping, where: str, earlier: Mapping[str, Case], hidden: bool) -> When:
-        """A hint's ``when``: its verdicts, output or pattern, exception and the cases to have been accepted."""
+        """A hint's ``when``: its verdicts, output or pattern, exception (its class, its message) and the
+        cases to have been accepted."""
         self.check_keys(when, WHEN_KEYS, where)
         if "output" in when and "pattern" in when:
             self.fail(when.key_lines["pattern"], f"give either 'output' or 'pattern' {where}, not both")
         if "pattern" in when:
             self.check_pattern(when, f"'pattern' {where}")
+        if "exception_text" in when:
+            self.check_pattern(when, f"'exception_text' {where}", key="exception_text")
         exception = when.get("exception")
         if exception is not None and not exception.isidentifier():
             self.fail(
@@ -237,15 +240,16 @@ class CaseValidator:
                 f"'exception' {where} is the class name of an exception, such as TypeError or JSONDecodeError "
                 f"(without its module), not {exception!r}",
             )
-        default = (Verdict.RUNTIME_ERROR,) if exception is not None else (Verdict.WRONG_ANSWER,)
+        crash_keys = [key for key in ("exception", "exception_text") if key in when]
+        default = (Verdict.RUNTIME_ERROR,) if crash_keys else (Verdict.WRONG_ANSWER,)
         verdicts = self.verdicts(when, where) if "verdict" in when else default
-        if exception is not None and Verdict.RUNTIME_ERROR not in verdicts:
+        if crash_keys and Verdict.RUNTIME_ERROR not in verdicts:
             self.fail(
-                when.key_lines["exception"],
-                f"'exception' {where} needs the verdict runtime_error (a crash) among its verdicts",
+                when.key_lines[crash_keys[0]],
+                f"'{crash_keys[0]}' {where} needs the verdict runtime_error (a crash) among its verdicts",
             )
         accepted = self.accepted(when, f"'accepted' {where}", earlier, hidden) if "accepted" in when else ()
-        return When(verdicts, when.get("output"), when.get("pattern"), exception, accepted)
+        return When(verdicts, when.get("output"), when.get("pattern"), exception, accepted, when.get("exception_text"))
 
     def verdicts(self, when: LineMapping, where: str) -> tuple:
         """The verdicts a ``when`` names: one name or a list, each one a hint can be tied to."""
@@ -288,11 +292,11 @@ class CaseValidator:
                 )
         return tuple(names)
 
-    def check_pattern(self, data: LineMapping, label: str) -> None:
-        """Fail when ``data``'s ``pattern`` is not a regular expression the grader can use."""
-        problem = patterns.problem(data["pattern"])
+    def check_pattern(self, data: LineMapping, label: str, key: str = "pattern") -> None:
+        """Fail when ``data``'s ``key`` (its ``pattern``) is not a regular expression the grader can use."""
+        problem = patterns.problem(data[key])
         if problem:
-            self.fail(data.key_lines["pattern"], f"{label} is not a valid regular expression: {problem}")
+            self.fail(data.key_lines[key], f"{label} is not a valid regular expression: {problem}")
 
     def repetition(self, item: LineMapping, label: str) -> tuple:
         """(repeat, min_distinct): run the case that many times; need that many different answers."""

@@ -215,13 +215,14 @@ def crash_message(
             f"{missing.group(1)} is another exercise: this file must work on its own, so copy the functions "
             "you need from it into this file (the exercise file has places for them)."
         )
-    if crash.exception == "RuntimeError" and "changed the board" in crash.text:
+    if crash.builtin and crash.exception == "RuntimeError" and "changed the board" in crash.text:
         hint = (
             "Do not change the list you were given: read it, and where you need a changed board, work on "
             "a copy (new_board = list(board))."
         )
     # Python 3.11 says "Cannot choose from an empty sequence"; older ones "list index out of range"
-    if crash.exception == "IndexError" and ("empty sequence" in crash.text or "choice(" in crash.source):
+    chose_from_nothing = "empty sequence" in crash.text or "choice(" in crash.source
+    if crash.builtin and crash.exception == "IndexError" and chose_from_nothing:
         hint = (
             "random.choice was given an empty list: make sure the list has items before choosing (for "
             "example, from a P-position there are no good rows)."
@@ -231,6 +232,12 @@ def crash_message(
 
 # Crashes whose cause is how the file is set up, not the case's logic: the case's hint is noise there.
 SETUP_CRASHES = frozenset({"NameError", "ModuleNotFoundError", "ImportError", "EOFError"})
+
+
+def is_setup_crash(crash: Crash) -> bool:
+    """True when ``crash`` is Python's own exception of one of ``SETUP_CRASHES`` (a student's own
+    class of that name says nothing of how the file is set up)."""
+    return crash.builtin and crash.exception in SETUP_CRASHES
 
 
 def is_memory_error(record: Optional[ChildCrash]) -> bool:

@@ -3,13 +3,16 @@
 A case's hints are tried in order (``course_hints``): its known mistakes and the task's, its
 ``hints`` entries, and last its plain ``hint``, which explains a wrong answer only. In two steps:
 ``choices`` keeps, as one run is decided, the hints whose conditions on that run hold (its verdict,
-what it printed, the exception it crashed with), and ``decided`` chooses at once when the first of
+what it printed, the exception it crashed with and its message), and ``decided`` chooses at once when the first of
 them waits for no other case; ``resolve``, once every case of the file is graded, keeps the first
 whose ``accepted`` cases were accepted, and adds it to the message. No hint
 is given where the grader's own sentence is the whole story: a right answer printed among other
 lines, a crash caused by how the file is set up or by a limit of the grader (the caller says so),
 a verdict no hint may be tied to (``HINT_VERDICTS``: nothing compiled, nothing printed, not run).
-Nothing here runs a program; a course's pattern is matched within ``patterns.MATCH_SECONDS``.
+An ``exception`` or ``exception_text`` condition holds for Python's own exception classes only
+(``ChildCrash.builtin``): a student's ``class IndexError(Exception)`` proves nothing of the cause a
+hint names. Nothing here runs a program; a course's pattern is matched within
+``patterns.MATCH_SECONDS``.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from grader.check import patterns
 from grader.check.text import significant_lines
 from grader.model import HINT_VERDICTS, Case, CaseResult, Hint, Verdict, When
+from grader.run.run_facts import ChildCrash
 
 Choice = Tuple[Hint, bool]  # a hint, and True for a known mistake
 
@@ -34,19 +38,19 @@ def course_hints(case: Case) -> Tuple[Choice, ...]:
     return found + (((Hint(case.hint), False),) if case.hint else ())
 
 
-def choices(case: Case, verdict: Verdict, output: Optional[str], exception: Optional[str]) -> Tuple[Choice, ...]:
+def choices(case: Case, verdict: Verdict, output: Optional[str], crash: Optional[ChildCrash]) -> Tuple[Choice, ...]:
     """The hints of ``case`` whose conditions on one run hold, in order, up to the first that needs
     no other case: what ``resolve`` chooses from.
 
     ``output`` is what the run printed (None: no output to look at, as for a case failed over its
-    runs as a whole), ``exception`` the class name of the exception it crashed with (None: it did not
-    crash, or the crash gets no course hint).
+    runs as a whole), ``crash`` the record of the exception it crashed with (None: it did not crash,
+    or the crash gets no course hint).
     """
     if verdict not in HINT_VERDICTS:
         return ()
     found: List[Choice] = []
     for hint, mistake in course_hints(case):
-        if _holds(hint.when, verdict, output, exception):
+        if _holds(hint.when, verdict, output, crash):
             found.append((hint, mistake))
             if not hint.when.accepted:
                 break  # it is always chosen when reached: nothing after it can show
@@ -89,11 +93,11 @@ def _resolved(result: CaseResult, verdicts: Mapping[str, Verdict]) -> CaseResult
     return replace(result, hint_choices=())
 
 
-def _holds(when: When, verdict: Verdict, output: Optional[str], exception: Optional[str]) -> bool:
+def _holds(when: When, verdict: Verdict, output: Optional[str], crash: Optional[ChildCrash]) -> bool:
     """Do the conditions of ``when`` on one run hold (``accepted`` is ``resolve``'s)?"""
     if verdict not in when.verdicts:
         return False
-    if when.exception is not None and when.exception != exception:
+    if not _crash_holds(when, crash):
         return False
     if when.output is None and when.pattern is None:
         return True
@@ -101,7 +105,24 @@ def _holds(when: When, verdict: Verdict, output: Optional[str], exception: Optio
         return False
     if when.output is not None:
         return "\n".join(significant_lines(output)) == "\n".join(significant_lines(when.output))
+    return _found(when.pattern, output)
+
+
+def _crash_holds(when: When, crash: Optional[ChildCrash]) -> bool:
+    """Do ``when``'s conditions on the exception hold: a crash with Python's own exception of that
+    class, whose message the ``exception_text`` regex is found in? (True when it has none.)"""
+    if when.exception is None and when.exception_text is None:
+        return True
+    if crash is None or not crash.builtin:
+        return False  # no crash record, or the student's own class of that name: its cause is unknown
+    if when.exception is not None and when.exception != crash.exception:
+        return False
+    return when.exception_text is None or _found(when.exception_text, crash.text)
+
+
+def _found(pattern: str, text: str) -> bool:
+    """Is the course's ``pattern`` found in ``text`` within the time bound?"""
     try:
-        return patterns.search(when.pattern, output)
+        return patterns.search(pattern, text)
     except patterns.PatternTimeout:
         return False  # no match found in time: not this hint, never a stop

@@ -71,8 +71,8 @@ def run_result(
         nothing, has_code = returns_nothing_message(source, case.input, actual, case.expected)
         if nothing:
             message, hint_applies = nothing, has_code  # a hint about the logic is noise for an empty body
-    exception = run.crash.exception if run.crash is not None and verdict is Verdict.RUNTIME_ERROR else None
-    choices = hints.choices(case, verdict, actual, exception) if hint_applies else ()
+    crash = run.crash if verdict is Verdict.RUNTIME_ERROR else None
+    choices = hints.choices(case, verdict, actual, crash) if hint_applies else ()
     expected = case.expected[0] if case.expected else ""
     if difference is None and verdict is not Verdict.ACCEPTED and case.expected:
         difference = first_difference(expected, actual)
@@ -263,7 +263,7 @@ def _run_verdict(run: RunResult, case: Case, program: Program, task_ids: Sequenc
             # the input's shape may be told of a visible case only (a hidden one shows nothing of its input)
             board = None if case.hidden else diagnose.input_board(case.input)
             message = diagnose.crash_message(crash, program.own_modules, task_ids, program.run_name, board)
-            return Verdict.RUNTIME_ERROR, message, crash.exception not in diagnose.SETUP_CRASHES
+            return Verdict.RUNTIME_ERROR, message, not diagnose.is_setup_crash(crash)
         if run.signal == getattr(signal, "SIGXCPU", None):
             return (
                 Verdict.TIME_LIMIT_EXCEEDED,
