@@ -1,7 +1,7 @@
 # Mistake: calls random.choice on the list of good rows even when it is empty (a P-position)
 # verdict: runtime_error
 # caught-by: P-position 1, 2, 3: no winning move, so play a random legal move
-# says: IndexError; random.choice of an empty list
+# says: IndexError; random.choice was given an empty list
 # never-says: Rows count from 1
 # cases: 1, 3, 5 has one winning move: take 3 from row 3; P-position 1, 2, 3: no winning move, so play a random legal move
 # hints: random.choice of an empty list crashes
