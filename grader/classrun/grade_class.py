@@ -103,7 +103,7 @@ class WorkerSetup:
     jobs: int
     task_ids: Tuple[str, ...]
     shrink: bool = True
-    quick_feedback: bool = False  # after a file's second time-out, its other cases are not run (the portal)
+    quick_feedback: bool = False  # after a second time-out, the other cases are not run (all but --all)
     not_run_advice: str = ""
     # What the machine that runs grade has (and its reports' header claims): a worker with less refuses.
     protections: Optional[Protections] = None
@@ -207,8 +207,11 @@ class _Keys:
         return [(keys[case.name], case) for case in task.cases]
 
     def results(self, result: TaskResult, skip: Mapping[str, CaseResult]):
+        """The (key, result) pairs to keep: not ``not_run`` ones, which say what the other cases did,
+        not what this one does (a run with ``--all`` must run them)."""
         keys = self.by_task[result.task.id]
-        return [(keys[r.case.name], r) for r in result.cases if r.case.name not in skip]
+        kept = [r for r in result.cases if r.case.name not in skip and r.verdict is not Verdict.NOT_RUN]
+        return [(keys[r.case.name], r) for r in kept]
 
 
 def grade_class(
@@ -255,6 +258,8 @@ def grade_class(
             jobs=context.jobs,
             task_ids=context.task_ids,
             shrink=context.shrink,
+            quick_feedback=context.quick_feedback,
+            not_run_advice=context.not_run_advice,
             protections=context.runner.protections(context.python),
         )
         submit = lambda work: pool.submit(grade_remote, setup, work)  # noqa: E731

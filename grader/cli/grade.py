@@ -20,6 +20,7 @@ from grader.classrun.result_cache import FreshCache, ResultCache
 from grader.cli.grading_setup import course_folder, graded_with, grading_context, interpreter_version
 from grader.course.loader import load_course
 from grader.errors import UsageError
+from grader.grade.quick_feedback import GRADE_ADVICE
 from grader.model import Verdict
 from grader.safe_text import for_terminal, plural
 
@@ -42,7 +43,11 @@ def grade_command(args) -> int:
     tasks = list(load_course(course.root).values())
     version = interpreter_version(args.python)
     with contextlib.ExitStack() as stack:
-        context = stack.enter_context(grading_context(course, args.python, args.jobs, private=(class_dir, out)))
+        # after a task's second time-out its other cases are not run, as in check and on the portal
+        setting = {"quick_feedback": not args.all, "not_run_advice": GRADE_ADVICE}
+        context = stack.enter_context(
+            grading_context(course, args.python, args.jobs, private=(class_dir, out), **setting)
+        )
         executor, workers = (None, None) if not args.dask else _dask_executor(args.dask, stack)
         cache = None if args.no_cache else stack.enter_context(_open_cache(Path(args.cache or out / CACHE_NAME)))
         if cache is not None and args.fresh:

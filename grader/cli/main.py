@@ -51,12 +51,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--json", action="store_true", help="print the JSON results on standard output")
     check.add_argument("--watch", action="store_true", help="grade again whenever a file is saved (Ctrl-C stops)")
-    check.add_argument(
-        "--all",
-        action="store_true",
-        help="run every case, even after a program has run out of time on two cases of a task "
-        "(without it, the rest of that task's cases are not run, for quicker feedback)",
-    )
+    _all_option(check)
     _shared_options(check, "testcases/", "the submissions")
     verify = commands.add_parser(
         "verify",
@@ -106,6 +101,7 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument(
         "--dask", metavar="ADDRESS", help="spread the students over a Dask cluster (e.g. tcp://10.0.0.5:8786)"
     )
+    _all_option(grade)
     grade.add_argument(
         "--allow-unprotected",
         action="store_true",
@@ -138,6 +134,17 @@ def _parser() -> argparse.ArgumentParser:
     add_portal_parsers(commands)
     add_submit_parser(commands)
     return parser
+
+
+def _all_option(command) -> None:
+    """``--all``: the one rule of every path (check, grade, the portal) is that a task's cases after
+    a program's second time-out are not run; this runs them anyway."""
+    command.add_argument(
+        "--all",
+        action="store_true",
+        help="run every case, even after a program has run out of time on two cases of a task "
+        "(without it, the rest of that task's cases are not run, as on the portal)",
+    )
 
 
 def _shared_options(parser: argparse.ArgumentParser, holds: str, runs: str) -> None:

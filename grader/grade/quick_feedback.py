@@ -1,6 +1,7 @@
-"""Quick feedback for ``check``: once a program has run out of time on two cases of a task, the
-task's remaining cases are ``not_run`` (``grader-cli.md``), so a student with an endless loop hears
-about it after two time limits instead of one per case.
+"""Quick feedback, on every path (``check``, ``grade``, the portal): once a program has run out of
+time on two cases of a task, the task's remaining cases are ``not_run`` (``grader-cli.md``), so a
+student with an endless loop hears about it after two time limits instead of one per case, and the
+same file gets the same marks wherever it is graded (``--all`` and ``verify`` run every case).
 
 Which cases are ``not_run`` depends only on the results in the task's case order: every case after
 the second ``time_limit_exceeded`` one. Cases run in parallel may finish in any order, so a case
@@ -24,7 +25,7 @@ class TimeoutGate:
     """For the cases of one task (one ``grade_submission`` call): which still run, and which are not_run.
 
     ``cases`` are the task's cases in order; ``known`` results already known (they count in their
-    place); ``active`` False (every command but ``check``) lets every case run. ``run`` is called
+    place); ``active`` False (``verify``, ``--all``) lets every case run. ``run`` is called
     from the threads that grade the cases; ``kept`` and ``not_run`` once they are done.
     """
 
@@ -93,6 +94,8 @@ def _timed_out(result: CaseResult) -> bool:
 
 # What a not_run case advises after ``check``; the portal says its own (``GradingContext``).
 CHECK_ADVICE = "then check again; 'python -m grader check --all' runs every case."
+# What it advises in a class run's report (``grade``): the student reads it after the marks are in.
+GRADE_ADVICE = "then run check on your file; 'python -m grader check --all' runs every case."
 
 
 def not_run_message(first: str, second: str, advice: str = "") -> str:
