@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from support import PROJECT, solution
 
-from grader.classrun.exports import gradebook_csv
 from grader.classrun.folders import scan_class
 from grader.classrun.progress import Progress
 from grader.classrun.result_cache import ResultCache
 from grader.cli.main import main
 from grader.marks import StudentMarks, TaskMark
 from grader.model import Verdict
+from grader.report.exports import gradebook_csv
 from grader.safe_text import for_terminal
 
 HOSTILE_NAMES = ["\x1b]0;pwned\x07title", "clear\x1b[2Jscreen", "\u202eevil\u2066", "c1\x9b31mred", "tab\tnew\nline"]

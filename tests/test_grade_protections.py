@@ -51,8 +51,8 @@ def test_grade_goes_on_when_told_and_the_reports_say_what_was_missing(classroom,
 
 def test_a_worker_with_fewer_protections_than_the_grading_machine_refuses(without_network):
     """A Dask or process-pool worker never grades with less than the reports' header claims."""
-    from grader.classrun.grade_class import StudentWork, WorkerSetup, grade_remote
     from grader.errors import GraderError
+    from grader.grade.unit_of_work import StudentWork, WorkerSetup, grade_remote
     from grader.run.sandbox import Protections
 
     everything = Protections(**{name: True for name in Protections.__dataclass_fields__ if name != "note"})

@@ -14,10 +14,10 @@ from dataclasses import replace
 
 import pytest
 
-from grader.classrun.exports import gradescope
 from grader.grade.grading import grade_file
 from grader.model import Verdict
 from grader.report import pages
+from grader.report.exports import gradescope
 
 READ = "import sys\ndata = sys.stdin.read()\nmark = 'LEAK<' + data.encode().hex() + '>'\n"
 

@@ -65,6 +65,19 @@ def test_stages_import_only_downward():
     assert not upward, "imports that run back up:\n" + "\n".join(sorted(upward))
 
 
+def test_the_portal_shares_grade_and_report_and_nothing_of_the_class_run():
+    """The portal grades a submission as the unit ``grade`` makes per student (``grade/``) and
+    exports what ``grade`` exports (``report/``); the class run's own machinery is not its."""
+    found = [
+        f"{module} imports {name}"
+        for module, imported in _imports().items()
+        if _stage(module) == "web"
+        for name in imported
+        if _stage(name) == "classrun"
+    ]
+    assert not found, "\n".join(sorted(found))
+
+
 def test_every_module_is_on_a_floor():
     stages = {_stage(module) for module in _imports() if _stage(module)}
     assert stages <= set(FLOOR), f"place these in FLOORS and docs/architecture.md: {sorted(stages - set(FLOOR))}"

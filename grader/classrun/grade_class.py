@@ -16,9 +16,8 @@ time), so a worker needs the grader installed and the course folder at the same 
 
 from __future__ import annotations
 
-import socket
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
@@ -33,16 +32,13 @@ from grader.classrun.result_cache import (
     submission_fingerprint,
 )
 from grader.course import reference
-from grader.course.course_checkers import course_checkers
-from grader.course.layout import Course
-from grader.errors import GraderError, UsageError
-from grader.grade.grading import GradingContext, grade_submission
+from grader.errors import GraderError
+from grader.grade.grading import GradingContext
 from grader.grade.known_mistakes import MistakeSignature
+from grader.grade.unit_of_work import StudentWork, WorkerSetup, grade_remote, grade_work
 from grader.marks import CaseTally, StudentMarks
 from grader.model import CaseResult, Task, TaskResult, Verdict
-from grader.run.forkserver import best_runner
-from grader.run.sandbox import Protections
-from grader.submission.files import MAX_SOURCE_BYTES, FileRead, Kind, read_files
+from grader.submission.files import Kind, read_files
 
 # Where the results cache lives in the output folder unless told otherwise.
 CACHE_NAME = "grading-cache.sqlite"
@@ -59,57 +55,6 @@ CLASS_FILES = (
 
 
 @dataclass(frozen=True)
-class StudentWork:
-    """One student's unit of work: their files' bytes, the tasks to grade, what is already known.
-
-    ``student`` is the name every output shows (and their folder's name in the output);
-    ``files`` maps a file name (``nim_sum.py``) to its content, for the files handed in;
-    ``known`` maps a task id to the results already known of its cases, by case name;
-    ``refused`` maps a file name to why it was not read (a link, a FIFO, a folder: a sentence).
-    """
-
-    student: str
-    tasks: Tuple[Task, ...]
-    files: Mapping[str, bytes]
-    known: Mapping[str, Mapping[str, CaseResult]]
-    too_large: Tuple[str, ...] = ()  # task files not read: larger than a submission can be
-    refused: Mapping[str, str] = field(default_factory=dict)
-
-    def file(self, name: str) -> FileRead:
-        """What was found of the file ``name`` in the student's folder."""
-        if name in self.files:
-            return FileRead(name, Kind.READ, data=self.files[name])
-        if name in self.too_large:
-            return FileRead(
-                name, Kind.TOO_LARGE, reason=f"{name} is larger than {MAX_SOURCE_BYTES // 1024 // 1024} MiB."
-            )
-        if name in self.refused:
-            return FileRead(name, Kind.REFUSED, reason=self.refused[name])
-        return FileRead(name, Kind.MISSING)
-
-    def runs_needed(self) -> bool:
-        """True when some case of a handed-in file has no known result (so a runner is needed)."""
-        return any(
-            f"{task.id}.py" in self.files and len(self.known.get(task.id, {})) < len(task.cases) for task in self.tasks
-        )
-
-
-@dataclass(frozen=True)
-class WorkerSetup:
-    """What a worker in another process or on another machine needs to grade: it pickles."""
-
-    course: str
-    python: str
-    jobs: int
-    task_ids: Tuple[str, ...]
-    shrink: bool = True
-    quick_feedback: bool = False  # after a second time-out, the other cases are not run (all but --all)
-    not_run_advice: str = ""
-    # What the machine that runs grade has (and its reports' header claims): a worker with less refuses.
-    protections: Optional[Protections] = None
-
-
-@dataclass(frozen=True)
 class ClassOutcome:
     """What a class run leaves to its caller: marks by student name, item analysis, trouble."""
 
@@ -123,56 +68,6 @@ class ClassOutcome:
 def students_in(class_dir: Path) -> ClassFolder:
     """The students of a class folder (every folder, hidden ones too), and what was skipped and why."""
     return scan_class(class_dir, CLASS_FILES)
-
-
-def grade_work(context: GradingContext, work: StudentWork) -> Tuple[TaskResult, ...]:
-    """Grade one student's unit of work with ``context``: a TaskResult per task, in task order.
-
-    The unit carries the files' bytes, so a worker needs no access to the class folder; the
-    reports name them as ``student/task.py``.
-    """
-    results = []
-    for task in work.tasks:
-        name = f"{task.id}.py"
-        companions = [work.file(f"{module}.py") for module in task.uses_files]
-        shown = f"{work.student}/{name}"
-        results.append(grade_submission(task, work.file(name), companions, context, shown, work.known.get(task.id)))
-    return tuple(results)
-
-
-def grade_remote(setup: WorkerSetup, work: StudentWork) -> Tuple[TaskResult, ...]:
-    """``grade_work`` on a worker of any executor: sets up its own runner for the unit."""
-    course = Path(setup.course)
-    if not Course(course).is_course():
-        raise UsageError(
-            f"the course folder {course} is not on the worker {socket.gethostname()}: every worker needs "
-            "the course (testcases/, solutions/, exercises/) at the same path as the machine that runs grade."
-        )
-    with best_runner(private=(course,)) as runner:
-        _as_protected(runner.protections(setup.python), setup.protections)
-        context = GradingContext(
-            checkers=course_checkers(course),
-            python=setup.python,
-            runner=runner,
-            jobs=setup.jobs,
-            case_jobs=1,  # the executor runs students side by side: their cases run one at a time
-            course=course,
-            task_ids=setup.task_ids,
-            shrink=setup.shrink,
-            quick_feedback=setup.quick_feedback,
-            not_run_advice=setup.not_run_advice,
-        )
-        return grade_work(context, work)
-
-
-def _as_protected(here: Protections, wanted: Optional[Protections]) -> None:
-    """Raise ``GraderError`` when this worker lacks a protection the first machine has."""
-    missing = [words for words in here.missing() if wanted is not None and words not in wanted.missing()]
-    if missing:
-        raise GraderError(
-            f"the worker {socket.gethostname()} lacks protections the grading machine has ({', '.join(missing)}), "
-            "so it did not grade: give every worker the same set-up (root, bubblewrap installed)."
-        )
 
 
 def _read_work(

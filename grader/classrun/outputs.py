@@ -14,11 +14,11 @@ import tempfile
 from pathlib import Path
 from typing import List, Mapping, Optional, Sequence, Tuple
 
-from grader.classrun.exports import JUNIT_HEAD, JUNIT_TAIL, cases_csv, gradebook_csv, gradescope, junit_suites
 from grader.grade.known_mistakes import MistakeSignature, with_known_mistake
 from grader.marks import CaseTally, StudentMarks, Tallies, marks_of
 from grader.model import Task, TaskResult
 from grader.report import pages as report
+from grader.report.exports import JUNIT_HEAD, JUNIT_TAIL, cases_csv, gradebook_csv, gradescope, junit_suites
 
 
 class ClassWriter:

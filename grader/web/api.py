@@ -15,7 +15,7 @@ from typing import Optional, Tuple, Union
 from django.http import HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from grader.classrun.exports import gradebook_csv
+from grader.report.exports import gradebook_csv
 from grader.report.pages import MESSAGE_CHARS
 from grader.report.shown import clipped
 from grader.web.class_marks import class_marks

@@ -18,8 +18,8 @@ from typing import Optional
 from django.db import close_old_connections, transaction
 from django.db.models.signals import post_save
 
-from grader.classrun.grade_class import StudentWork
 from grader.grade.known_mistakes import with_known_mistake
+from grader.grade.unit_of_work import StudentWork
 from grader.model import KnownMistake, Task, TaskResult
 from grader.report import pages as report
 from grader.report.shown import clipped

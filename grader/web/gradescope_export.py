@@ -16,8 +16,8 @@ from typing import List
 
 from django.contrib.auth import get_user_model
 
-from grader.classrun.exports import GradescopeTest, gradescope_document
 from grader.model import Task, Verdict
+from grader.report.exports import GradescopeTest, gradescope_document
 from grader.web.class_marks import counted_done
 from grader.web.models import BEST
 from grader.web.policies import marks_from

@@ -16,13 +16,13 @@ import threading
 from typing import Dict, Mapping, Optional, Protocol, Tuple
 
 from grader.authoring.mistake_signatures import course_signatures
-from grader.classrun.grade_class import StudentWork, WorkerSetup, grade_remote, grade_work
 from grader.course import reference
 from grader.course.course_checkers import course_checkers
 from grader.course.layout import Course
 from grader.errors import UsageError
 from grader.grade.grading import GradingContext
 from grader.grade.known_mistakes import MistakeSignature
+from grader.grade.unit_of_work import StudentWork, WorkerSetup, grade_remote, grade_work
 from grader.model import Task, TaskResult
 from grader.web.course_state import cases_fingerprint
 

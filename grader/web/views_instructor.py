@@ -21,7 +21,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from grader.classrun.exports import gradebook_csv
+from grader.report.exports import gradebook_csv
 from grader.report.pages import class_html
 from grader.safe_text import plural
 from grader.web.class_marks import class_marks, counted_in_words
