@@ -1,8 +1,8 @@
 """The student kit's README.md: what is in the kit, how to check one's work there, how to hand it in.
 
 In: what the kit holds of each task (``KitTask``), the portal's address when the course team gave one,
-and whether the course has checkers of its own. Out: the Markdown text. Nothing here reads or writes
-a file.
+whether the course has checkers of its own, and the file name of the grader's wheel when the kit has
+it. Out: the Markdown text. Nothing here reads or writes a file.
 """
 
 from __future__ import annotations
@@ -33,9 +33,31 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def readme_text(tasks: Sequence[KitTask], server: Optional[str], checkers: bool) -> str:
+def _install(wheel: Optional[str]) -> List[str]:
+    """How students get the grader: from the kit's wheel, or as the course team says."""
+    if not wheel:
+        return [
+            "You need Python 3.9 or newer and the grader, nim-grader: install it as your course team says "
+            "(this kit does not include it).",
+            "",
+        ]
+    return [
+        "You need Python 3.9 or newer. The grader, nim-grader, is in this folder as a wheel: install it "
+        "once, in this folder (in a virtual environment if your Python asks for one; pip fetches what the "
+        "grader needs, PyYAML, Jinja2 and regex):",
+        "",
+        "```sh",
+        f"python3 -m pip install {wheel}",
+        "```",
+        "",
+    ]
+
+
+def readme_text(tasks: Sequence[KitTask], server: Optional[str], checkers: bool, wheel: Optional[str] = None) -> str:
     """The README's Markdown for a kit of ``tasks``; ``server`` is the portal's address (None: the
-    text says to ask for it); ``checkers``: the kit has the course's ``checkers.py``."""
+    text says to ask for it); ``checkers``: the kit has the course's ``checkers.py``; ``wheel``: the
+    file name of the grader's wheel in the kit (None: the text says to install the grader as the
+    course team says)."""
     graded = [task for task in tasks if task.public]
     example = next((task.id for task in graded if task.stub), graded[0].id if graded else "nim_sum")
     hidden = sum(task.hidden for task in tasks)
@@ -52,6 +74,8 @@ def readme_text(tasks: Sequence[KitTask], server: Optional[str], checkers: bool)
     ]
     if checkers:
         lines.append("| `checkers.py` | how the course checks some answers; `check` uses it |")
+    if wheel:
+        lines.append(f"| `{wheel}` | the grader, nim-grader, to install once (below) |")
     lines += [
         f"| `{MARKER}` | says that this folder is a kit of public cases; `check` reads it, so leave it here |",
         "",
@@ -68,10 +92,10 @@ def readme_text(tasks: Sequence[KitTask], server: Optional[str], checkers: bool)
         "",
         "## Checking your work here",
         "",
-        "You need Python 3.9 or newer and the grader, nim-grader: install it as your course team says (from "
-        "a copy of its source, `python3 -m pip install PATH-TO-NIM-GRADER`). Fill in the files of "
-        "`exercises/` and keep them together there, since later exercises import your earlier ones. Each "
-        "file ends with a main block that the grader talks to: leave it as it is. Then, in this folder:",
+        *_install(wheel),
+        "Fill in the files of `exercises/` and keep them together there, since later exercises import your "
+        "earlier ones. Each file ends with a main block that the grader talks to: leave it as it is. Then, "
+        "in this folder:",
         "",
         "```sh",
         f"python3 exercises/{example}.py test                # run the examples in the file",

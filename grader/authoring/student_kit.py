@@ -26,6 +26,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 
 from grader import __version__
 from grader.authoring.kit_readme import MARKER, KitTask, readme_text
+from grader.authoring.kit_wheel import grader_wheel
 from grader.authoring.kit_yaml import public_case_file
 from grader.course.files import read_yaml
 from grader.course.layout import Course
@@ -47,6 +48,7 @@ class KitMade:
     out: Path
     tasks: Tuple[KitTask, ...]
     notes: Tuple[str, ...]
+    wheel: Optional[str] = None  # the file name of the grader's wheel in the kit
 
 
 @dataclass(frozen=True)
@@ -56,9 +58,12 @@ class KitInfo:
     hidden: Optional[Mapping[str, int]]
 
 
-def make_kit(course: Course, out: Path, context: GradingContext, server: Optional[str] = None) -> KitMade:
+def make_kit(
+    course: Course, out: Path, context: GradingContext, server: Optional[str] = None, wheel: bool = True
+) -> KitMade:
     """Write the student kit of ``course`` into ``out``, a folder that is new or empty (see the
-    module docstring); ``server`` is the portal's address for the README."""
+    module docstring); ``server`` is the portal's address for the README; ``wheel``: put the grader's
+    wheel in (``kit_wheel``), when it can be built."""
     _check_target(out)
     tasks = load_course(course.root)
     if not tasks:
@@ -82,10 +87,15 @@ def make_kit(course: Course, out: Path, context: GradingContext, server: Optiona
         )
         for task_id, task in tasks.items()
     )
-    files["README.md"] = readme_text(made, server, bool(checkers)).encode("utf-8")
+    built, why = grader_wheel(course, tasks) if wheel else (None, None)
+    if built is not None:
+        files[built.name] = built.data
+    notes += [why] if why else []
+    wheel_name = built.name if built is not None else None
+    files["README.md"] = readme_text(made, server, bool(checkers), wheel_name).encode("utf-8")
     files[MARKER] = _marker_text(made).encode("utf-8")
     _write(out, files, public)
-    return KitMade(out=out, tasks=made, notes=tuple(notes))
+    return KitMade(out=out, tasks=made, notes=tuple(notes), wheel=wheel_name)
 
 
 def _public_cases(

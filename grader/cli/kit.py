@@ -1,8 +1,8 @@
 """``kit``: write what students receive (stubs, public cases, a README) into a new folder.
 
-In: the parsed ``kit`` arguments (OUT, ``--course``, ``--server``, ``--python``). Out: the exit status
-(0 written), and on standard output what the kit holds and what it left out; the work itself is
-``authoring.student_kit``'s.
+In: the parsed ``kit`` arguments (OUT, ``--course``, ``--server``, ``--python``, ``--no-wheel``). Out:
+the exit status (0 written), and on standard output what the kit holds and what it left out; the work
+itself is ``authoring.student_kit``'s.
 """
 
 from __future__ import annotations
@@ -23,18 +23,22 @@ def kit_command(args) -> int:
     course = course_folder(args.course)
     interpreter_version(args.python)
     with grading_context(course, args.python, args.jobs) as context:
-        made = make_kit(course, Path(args.out), context, server)
+        made = make_kit(course, Path(args.out), context, server, wheel=not args.no_wheel)
     public = sum(task.public for task in made.tasks)
     hidden = sum(task.hidden for task in made.tasks)
     stubs = sum(task.stub for task in made.tasks)
     print(
         f"Wrote the student kit to {for_terminal(str(made.out))}: {_count(len(made.tasks), 'task')}, "
         f"{_count(stubs, 'stub')}, {_count(public, 'public case')} (the hidden ones, {hidden}, and the solutions "
-        "left out) and README.md."
+        f"left out), README.md{_wheel(made.wheel)}."
     )
     for note in made.notes:
         print(f"  - {for_terminal(note)}")
     return 0
+
+
+def _wheel(name: Optional[str]) -> str:
+    return f" and the grader as {for_terminal(name)}, for students to install" if name else ""
 
 
 def _count(number: int, word: str) -> str:

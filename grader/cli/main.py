@@ -112,11 +112,17 @@ def _parser() -> argparse.ArgumentParser:
         "kit",
         help="write what students receive: the stubs, the public cases only and a README",
         description="Write into OUT (a new or empty folder) the exercise stubs, the public test cases only "
-        "(no hidden case, no solution), the course's checkers.py and a README on checking locally and "
-        "handing in; check run there grades against the public cases.",
+        "(no hidden case, no solution), the course's checkers.py, the grader as a wheel to install and a "
+        "README on checking locally and handing in; check run there grades against the public cases.",
     )
     kit.add_argument("out", metavar="OUT", help="the folder to write the kit into (new, or empty)")
     kit.add_argument("--server", metavar="URL", help="the portal's address, for the README's commands")
+    kit.add_argument(
+        "--no-wheel",
+        action="store_true",
+        help="leave out the grader's wheel (built from its source), for a course that gives students the "
+        "grader another way: the README then says to install it as the course team says",
+    )
     _shared_options(kit, "testcases/, solutions/ and exercises/", "the reference solutions")
     bring = commands.add_parser(
         "import",
