@@ -59,15 +59,17 @@ def test_json_follows_the_spec(tmp_path, capsys):
     assert code == 1
     assert "nim_sum" in captured.err  # the table goes to stderr with --json
     (task,) = document["tasks"]
-    # known_mistake: added when verify or grade kept the signatures of nim_sum's known mistakes
-    assert set(task) - {"known_mistake"} == {"task", "file", "verdict", "score", "max_score", "cases"}
+    # the spec's fields, and those the task record adds (README: "check --json"); known_mistake and
+    # mistake: added when verify or grade kept the signatures of nim_sum's known mistakes
+    spec = {"task", "file", "verdict", "score", "max_score", "cases"}
+    assert spec <= set(task) and set(task) - spec <= {"notes", "format", "known_mistake", "mistake", "problem"}
     assert task.get("known_mistake", {"mistake": "the rows are added up with + instead of XOR-ed"})["mistake"] == (
         "the rows are added up with + instead of XOR-ed"
     )
     assert (task["task"], task["file"], task["verdict"]) == ("nim_sum", str(wrong), "wrong_answer")
     assert 0 < task["score"] < task["max_score"] == len(task["cases"])
     for case in task["cases"]:
-        assert set(case) == {"name", "verdict", "time_s", "message"}
+        assert set(case) == {"name", "verdict", "time_s", "message", "hidden", "points", "hint"}
         assert isinstance(case["time_s"], float) or case["time_s"] is None  # None: a hidden case
         assert (case["verdict"] == "accepted") == (case["message"] == "")
 

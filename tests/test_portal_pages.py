@@ -242,7 +242,9 @@ def test_the_instructor_sees_the_class_regrades_and_exports():
     assert teach.post("/teach/tasks/no_such/regrade").status_code == 404
     assert teach.get("/teach/tasks/nim_sum/regrade").status_code == 405
     gradebook = teach.get("/teach/gradebook.csv").content.decode().splitlines()
-    assert gradebook[0].startswith("student,") and [line.split(",")[0] for line in gradebook[1:]] == ["ann", "ben"]
+    # every student of the roster, handed in or not: "new" has handed in nothing, and says so
+    assert gradebook[0].startswith("student,") and [line.split(",")[0] for line in gradebook[1:]] == ["ann", "ben", "new"]
+    assert gradebook[3].endswith(",0," + " ".join(t for t in gradebook[0].split(",")[1:-2]))
 
 
 def test_a_regrade_of_one_submission_says_it_in_the_singular():

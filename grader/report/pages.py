@@ -22,6 +22,7 @@ from grader.marks import CaseTally, StudentMarks, plain_number
 from grader.model import CaseResult, KnownMistake, Task, TaskResult, Verdict
 from grader.report.causes import Cause, causes, is_shared, shared_cores, split_message, terminal_cause
 from grader.report.class_overview import class_overview
+from grader.report.records import task_record
 from grader.report.shown import EVERYTHING, Shown, ShownLine, clipped, shown_lines
 from grader.safe_text import plural
 
@@ -296,29 +297,9 @@ def write_verify_html(result, path: Path) -> None:
 
 
 def json_document(results: Sequence[TaskResult]) -> dict:
-    """The document of ``grader-cli.md``; hidden cases carry name, verdict and message only."""
-    return {
-        "tasks": [
-            {
-                "task": r.task.id,
-                "file": r.file,
-                "verdict": r.verdict.value,
-                "score": plain_number(r.score, 4),
-                "max_score": plain_number(r.max_score, 4),
-                **known_mistake_json(r),
-                "cases": [
-                    {
-                        "name": c.case.name,
-                        "verdict": c.verdict.value,
-                        "time_s": None if c.case.hidden else c.time_s,  # a time a program controls
-                        "message": c.message,
-                    }
-                    for c in r.cases
-                ],
-            }
-            for r in results
-        ]
-    }
+    """The document of ``grader-cli.md``: each task's record (``records.task_record``), the one the
+    portal keeps and every export reads; hidden cases carry name, verdict, message and hint only."""
+    return {"tasks": [task_record(r) for r in results]}
 
 
 def known_mistake_json(result: TaskResult) -> dict:

@@ -2,19 +2,23 @@
 own values.
 
 In: the database's submissions, the course's tasks and its choice of marks (``policies``). Out:
-``StudentMarks`` per student (a ``TaskMark`` per task, "not handed in" where none is graded yet)
-and a ``CaseTally`` per case, the values ``grade`` makes the gradebook and the class overview from,
-so the portal's CSV and class page are the same as a class run's.
+each student's ``TaskResult`` per task, read from the task records the rows keep (``row_records``;
+"not handed in" where none is graded yet, every student of the roster), then ``StudentMarks`` and
+a ``CaseTally`` per case made from them by ``grade``'s own functions, so the portal's CSV, class
+page and Gradescope zip are the same as a class run's.
 """
 
 from __future__ import annotations
 
 from typing import Dict, List, Tuple
 
-from grader.marks import CaseTally, StudentMarks, TaskMark
-from grader.model import Task, Verdict
+from django.contrib.auth import get_user_model
+
+from grader.marks import CaseTally, StudentMarks, Tallies, marks_of
+from grader.model import Task, TaskResult
 from grader.web.models import BEST, DONE, Submission
 from grader.web.policies import marks_from
+from grader.web.row_records import row_result
 
 
 def counted_done(best: bool = False) -> Dict[Tuple[str, str], Submission]:
@@ -34,30 +38,22 @@ def counted_in_words() -> str:
     return f"everyone's {marks_from()} graded submissions"
 
 
-def _mark(task: Task, row) -> TaskMark:
-    if row is None:
-        return TaskMark(task.id, Verdict.NOT_HANDED_IN, 0.0, task.max_score, 0, 0, missing=True)
-    cases = row.results or ()
-    failed = sum(1 for case in cases if case["verdict"] != Verdict.ACCEPTED.value)
-    mistake = row.mistake.get("instructor", "") if isinstance(row.mistake, dict) else ""
-    score = row.score or 0.0
-    return TaskMark(task.id, Verdict(row.verdict), score, task.max_score, failed, len(cases), mistake=mistake)
+def class_results(tasks: List[Task]) -> Dict[str, List[TaskResult]]:
+    """Every student's results (by name; every student of the roster, handed in or not), one per
+    task, read from the records of their latest (or best, as the course sets) graded work."""
+    latest = counted_done(best=marks_from() == BEST)
+    roster = get_user_model().objects.filter(is_staff=False).values_list("username", flat=True)
+    students = sorted(set(roster) | {student for student, _ in latest})
+    return {s: [row_result(latest.get((s, task.id)), task) for task in tasks] for s in students}
 
 
 def class_marks(tasks: List[Task]) -> Tuple[List[StudentMarks], List[CaseTally]]:
-    """Every student's marks (by name) and every case's pass count, from the latest (or best, as the
-    course sets) graded work."""
-    latest = counted_done(best=marks_from() == BEST)
-    students = sorted({student for student, _ in latest})
-    marks = [StudentMarks(s, tuple(_mark(t, latest.get((s, t.id))) for t in tasks)) for s in students]
-    counts: Dict[Tuple[str, str], List] = {}
-    for task in tasks:
-        for (_, task_id), row in sorted(latest.items()):
-            if task_id != task.id:
-                continue
-            for case in row.results or ():
-                tally = counts.setdefault((task.id, case["name"]), [0, 0, bool(case.get("hidden"))])
-                tally[0] += case["verdict"] == Verdict.ACCEPTED.value
-                tally[1] += 1
-    tallies = [CaseTally(task, case, hidden, passed, seen) for (task, case), (passed, seen, hidden) in counts.items()]
-    return marks, tallies
+    """Every student's marks and every case's pass count, made by ``grade``'s own functions
+    (``marks_of``, ``Tallies``) from the same records, so the portal's gradebook, class page and
+    Gradescope zip agree with each other and with a class run."""
+    tallies = Tallies()
+    marks = []
+    for student, results in class_results(tasks).items():
+        tallies.add(results)
+        marks.append(marks_of(student, results))
+    return marks, tallies.tallies()

@@ -13,20 +13,19 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Optional
 
 from django.db import close_old_connections, transaction
 from django.db.models.signals import post_save
 
 from grader.grade.known_mistakes import with_known_mistake
 from grader.grade.unit_of_work import StudentWork
-from grader.model import KnownMistake, Task, TaskResult
+from grader.model import Task
 from grader.report import pages as report
-from grader.report.shown import clipped
 from grader.web import queue
 from grader.web.course_state import CourseUnavailable, course_tasks
 from grader.web.grading_backends import Grading, WorkLost
-from grader.web.models import DONE, ERROR, Submission
+from grader.web.models import ERROR, Submission
+from grader.web.row_records import row_fields
 
 log = logging.getLogger("grader.web.dispatcher")
 
@@ -53,51 +52,6 @@ def unit_of(row: Submission, task: Task) -> StudentWork:
     return StudentWork(student=row.student.username, tasks=(task,), files=files, known={}, refused=not_yet)
 
 
-def result_fields(result: TaskResult, page: str, fingerprint: str) -> dict:
-    """The row's fields for a graded ``result``, its report ``page`` and its case set's ``fingerprint``.
-
-    A message or note is kept cut to its start and end (``report.MESSAGE_CHARS``, as the page shows
-    it): a student's program decides how long the text it quotes is, and every case's is kept.
-    """
-    cases = [
-        {
-            "name": case.case.name,
-            "verdict": case.verdict.value,
-            # a hidden case: its name, verdict, fixed sentence and hint (``CaseResult.concealed``), no time
-            "message": clipped(case.message, report.MESSAGE_CHARS, "both"),
-            "hidden": case.case.hidden,
-            "points": result.points_of(case.case),
-            "time_s": None if case.case.hidden else round(case.time_s, 3),
-        }
-        for case in result.cases
-    ]
-    return {
-        "status": DONE,
-        "report": page,
-        "cases": fingerprint,
-        "error": "",
-        "verdict": result.verdict.value,
-        "score": result.score,
-        "max_score": result.max_score,
-        "results": cases,
-        "notes": [clipped(note, report.MESSAGE_CHARS, "both") for note in result.notes],
-        "mistake": mistake_fields(result.mistake),
-    }
-
-
-def mistake_fields(mistake: Optional[KnownMistake]) -> dict:
-    """The row's ``mistake`` field: the known mistake a result's answers match ({} for none)."""
-    if mistake is None:
-        return {}
-    return {
-        "label": mistake.label,
-        "student": mistake.student_text,
-        "instructor": mistake.instructor_text,
-        "matched": mistake.matched,
-        "failing": mistake.failing,
-    }
-
-
 def grade_row(number: int, grading: Grading) -> dict:
     """Grade submission ``number`` as it is stored: the fields of its result (``WorkLost`` when the
     worker grading it was lost)."""
@@ -111,7 +65,7 @@ def grade_row(number: int, grading: Grading) -> dict:
     (result,) = grading.grade(work)
     # matched here, where the outputs are: the row keeps the mistake, never a student's output
     result = with_known_mistake(result, grading.answered.signatures(tasks, row.task))
-    fields = result_fields(result, report.bounded_task_page(result, "graded on the portal"), fingerprint)
+    fields = row_fields(result, report.bounded_task_page(result, "graded on the portal"), fingerprint)
     if work.refused:
         missing = sorted(work.refused)
         listed = ", ".join(missing[:-1]) + " and " + missing[-1] if len(missing) > 1 else missing[0]

@@ -44,6 +44,8 @@ class Submission(models.Model):
     report = models.TextField(blank=True)  # the task's page, as check writes it
     # the known mistake its answers match ({"label", "student", "instructor", "matched", "failing"}, {} for none)
     mistake = models.JSONField(default=dict, blank=True)
+    # the task record (``report/records.py``) every mark and export of this row is read from
+    record = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
 
     class Meta:
