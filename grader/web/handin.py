@@ -2,14 +2,16 @@
 
 In: the student, the task's id and the file's bytes (or an upload); an instructor's regrade of a
 task. Out: a ``HandIn`` (the new row, or the HTTP status and the sentence that says why not: 400
-unknown task or no file, 413 over the grader's size limit, 429 too soon, too often or too many
+unknown task, no file, or a file not to grade (not text, or another task's file:
+``submission.wrong_file``), 413 over the grader's size limit, 429 too soon, too often or too many
 waiting to be graded, with the seconds to wait) and, for a regrade, how many latest submissions are
 graded again. Each caller words the answer its own way (JSON or a page); the rules live here once.
 
 The limits are counted and the row written in one transaction that holds the student: two hand-ins
 of one student, through any web process, are checked one after the other (PostgreSQL: the student's
 row locked ``FOR UPDATE``; SQLite: every write transaction is immediate, one writer at a time), so
-parallel uploads never get past a limit together.
+parallel uploads never get past a limit together. A file refused before that (unknown task, too
+large, not text, another task's file) is neither stored nor counted against the task's limits.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from django.utils import timezone
 
 from grader.safe_text import plural
 from grader.submission.files import MAX_SOURCE_BYTES
-from grader.web.course_state import course_tasks
+from grader.submission.wrong_file import refusal_in_course
+from grader.web.course_state import course, course_tasks
 from grader.web.models import Submission, TaskPolicy
 from grader.web.policies import max_waiting, waiting_count
 
@@ -87,6 +90,9 @@ def hand_in(student, task_id: str, data: Optional[bytes], too_large: bool = Fals
         return HandIn(status=413, message=f"the file is over the limit of {MAX_SOURCE_BYTES:,} bytes")
     if data is None:
         return HandIn(status=400, message="no file: send the exercise file (or paste its text)")
+    refused = refusal_in_course(data, task_id, course())
+    if refused is not None:  # before the limits: a file that is not the task's costs no hand-in
+        return HandIn(status=400, message=refused)
     with transaction.atomic():  # the limits are checked where the row is written: no race between two uploads
         _hold(student)
         now = timezone.now()

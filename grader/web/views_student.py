@@ -3,8 +3,8 @@
 In: a signed-in user's requests. Out: server-rendered pages (``templates/web``). A student sees
 only their own submissions (another's, or one that does not exist, is 404); instructors see all.
 Handing in goes through ``handin.hand_in``, as the API's POST does, and answers with the task page
-and a sentence (the status code the API would give). A submission still owed grading refreshes
-itself every 2 s (a meta refresh: no script).
+and a sentence (the status code the API would give), the text the student pasted kept in the form.
+A submission still owed grading refreshes itself every 2 s (a meta refresh: no script).
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def task(request, task_id: str):
     tasks = course_tasks()
     if task_id not in tasks:
         raise Http404("no such task")
-    status, problem, retry = 200, "", 0
+    status, problem, retry, pasted = 200, "", 0, ""
     if request.method == "POST":
         upload = request.FILES.get("file")
         data = read_upload(upload) if upload is not None else _pasted(request)
@@ -93,12 +93,16 @@ def task(request, task_id: str):
             messages.success(request, f"Handed in {task_id}: it is queued for grading.")
             return redirect("submission", number=outcome.row.id)
         status, retry = outcome.status, outcome.retry_after
-        problem = outcome.message[0].upper() + outcome.message[1:] + "."
+        problem = outcome.message[0].upper() + outcome.message[1:]
+        problem += "" if problem.endswith((".", "?", "!")) else "."
+        if upload is None and outcome.status != 413:  # kept in the form to mend (not a text over the limit)
+            pasted = request.POST.get("text", "")
     history = Submission.objects.filter(student=request.user, task=task_id).defer("data", "report").order_by("-id")
     context = {
         "task": tasks[task_id],
         "history": [line(row) for row in history],
         "problem": problem,
+        "pasted": pasted,
         "limits": limits_in_words(task_id, request.user),
     }
     response = render(request, "web/task.html", context, status=status)
