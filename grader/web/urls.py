@@ -25,6 +25,7 @@ urlpatterns = [
     path("submissions/<int:number>/", views_student.submission, name="submission"),
     path("submissions/<int:number>/file", views_student.submission_file, name="submission_file"),
     path("submissions/<int:number>/report", pages.report, name="report"),
+    path("submissions/<int:number>/index.html", pages.report_index),
     path("teach/", views_instructor.teach, name="teach"),
     path("teach/class/", views_instructor.class_page, name="class"),
     path("teach/class/<str:username>/index.html", views_instructor.student, name="student"),

@@ -140,7 +140,8 @@ def class_page(request):
     """The class overview a class run writes, from everyone's latest (or best) graded submissions."""
     tasks = list(course_tasks().values())
     found, tallies = class_marks(tasks)
-    page = class_html(found, tallies, tasks, f"live from the portal: {counted_in_words()}")
+    back = (("/teach/", "← The class"),)  # not in ``grade``'s own overview, a file among files
+    page = class_html(found, tallies, tasks, f"live from the portal: {counted_in_words()}", back)
     response = HttpResponse(page, content_type="text/html; charset=utf-8")
     response["Content-Security-Policy"] = REPORT_POLICY
     return response
