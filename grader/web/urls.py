@@ -32,6 +32,7 @@ urlpatterns = [
     path("teach/queue/", views_instructor.queue, name="queue"),
     path("teach/tasks/<str:task_id>/regrade", views_instructor.regrade, name="regrade"),
     path("teach/tasks/<str:task_id>/limits", views_instructor.limits, name="limits"),
+    path("teach/limits", views_instructor.limits_all, name="limits_all"),
     path("teach/marks", views_instructor.marks, name="marks"),
     path("teach/waiting", views_instructor.waiting_bound, name="waiting_bound"),
     path("teach/gradebook.csv", views_instructor.gradebook, name="gradebook"),
