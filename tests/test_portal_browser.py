@@ -79,6 +79,30 @@ def fits(browser) -> None:
     assert width <= inner, f"{browser.current_url} is {width} px wide in a {inner} px window"
 
 
+# Every word of up to 15 letters on the page, each measured as laid out: one broken across two
+# lines (a column squeezed to "Regrad/e") is named. Longer runs (a token, a file name) may wrap.
+_BROKEN_WORDS = """
+const broken = [];
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+  for (const m of node.textContent.matchAll(/[A-Za-z]{2,15}/g)) {
+    const range = document.createRange();
+    range.setStart(node, m.index);
+    range.setEnd(node, m.index + m[0].length);
+    const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+    if (tops.size > 1) broken.push(m[0]);
+  }
+}
+return broken;
+"""
+
+
+def whole_words(browser) -> None:
+    """No word on the page is broken inside to fit a column or a button."""
+    broken = browser.execute_script(_BROKEN_WORDS)
+    assert not broken, f"{browser.current_url} breaks {broken} inside a word"
+
+
 def shows(browser, text, within_s=30):
     """Wait for the page (after a click, a redirect or a refresh) to show ``text``."""
     from selenium.common.exceptions import WebDriverException
@@ -146,16 +170,28 @@ def test_a_student_signs_in_hands_in_and_reads_the_report(site, browser, size, t
         assert "wrong answer" in shown.lower() and "(hidden)" in shown
     else:
         assert "accepted" in shown.lower() and "points" in shown
+    whole_words(browser)
+    submission_page = browser.current_url
     browser.find_element("link text", "the full report").click()
     assert "nim_sum" in browser.page_source
     if phone:  # the rows added up: a known mistake, said at the top
         top = browser.find_element("tag name", "body").text
         assert "Your answers match a known mistake: the rows are added up" in top
     fits(browser)
-    browser.get(f"{url}/")
+    browser.find_element("link text", "← This submission").click()  # the report's way back
+    assert browser.current_url == submission_page
+    browser.back()
+    browser.find_element("link text", "All tasks").click()
+    assert "Your exercises" in browser.find_element("tag name", "h1").text
     row = browser.find_element("xpath", "//tr[td/a[@href='/tasks/nim_sum/']]").text
-    assert "#" in row and "not handed in" not in row  # the latest, on the list
+    assert "#1" in row and "graded" in row and "not handed in" not in row  # the latest, numbered as theirs
     fits(browser)
+    whole_words(browser)
+    browser.get(f"{url}/no/such/page/")
+    assert "Not found" in browser.find_element("tag name", "h1").text
+    fits(browser)
+    browser.find_element("link text", "Back to the start page").click()
+    assert "Your exercises" in browser.find_element("tag name", "h1").text
     browser.find_element("css selector", "nav.top a[href='/account/']").click()
     browser.find_element("css selector", "form input[value='token'] ~ button").click()
     shows(browser, "shown this once")
@@ -175,6 +211,7 @@ def test_an_instructor_sees_the_class_and_regrades(site, browser, size):
     first_sign_in(browser, url, username, first[username])
     assert browser.current_url.endswith("/teach/")
     fits(browser)
+    whole_words(browser)
     browser.find_element("link text", "Class overview").click()
     fits(browser)
     names = browser.find_element("tag name", "body").text
@@ -186,9 +223,22 @@ def test_an_instructor_sees_the_class_and_regrades(site, browser, size):
     assert browser.current_url.endswith(f"/teach/class/{handed_in[0]}/index.html")
     assert "nim_sum" in browser.find_element("tag name", "main").text
     fits(browser)
-    browser.get(f"{url}/teach/")
+    whole_words(browser)
+    browser.get(f"{url}/teach/class/")
+    browser.find_element("link text", "← The class").click()
+    assert browser.current_url.endswith("/teach/")
     browser.find_element("css selector", "button[aria-label='Regrade nim_sum']").click()
-    shows(browser, "latest submissions queued for grading again")
+    shows(browser, "for grading again against today's cases")  # asked first, saying how many
+    assert re.search(r"This queues \d+ latest submissions? ", browser.find_element("tag name", "main").text)
+    fits(browser)
+    whole_words(browser)
+    browser.find_element("css selector", "main form button[type=submit]").click()
+    shows(browser, "queued for grading again (old results stay until then)")
+    fits(browser)
+    browser.find_element("id", "id_deadline_all").send_keys("2099-12-01 23:59")
+    browser.find_element("css selector", "button[aria-label='Save the limits of every task']").click()
+    shows(browser, "Every task (9 tasks): limits and deadline saved.")
+    assert browser.find_element("id", "id_deadline_make_move").get_attribute("value") == "2099-12-01 23:59"
     fits(browser)
     browser.find_element("link text", "Queue").click()
     assert "The queue" in browser.find_element("tag name", "h1").text

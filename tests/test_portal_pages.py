@@ -87,7 +87,7 @@ def test_a_student_on_an_instructor_page_is_403_and_cannot_regrade():
     ann = signed_in("ann")
     for page in TEACHER_PAGES:
         assert ann.get(page).status_code == 403, page
-    assert ann.post("/teach/tasks/nim_sum/regrade").status_code == 403
+    assert ann.post("/teach/tasks/nim_sum/regrade", {"confirm": "yes"}).status_code == 403
 
 
 def test_every_page_has_a_policy_a_viewport_and_no_script():
@@ -235,22 +235,23 @@ def test_the_instructor_sees_the_class_regrades_and_exports():
     assert overview.status_code == 200 and "ann" in text and "ben" in text and 'href="ben/index.html"' in text
     assert "ann" in teach.get("/teach/class/ann/index.html").content.decode()
     assert teach.get("/teach/class/nobody/index.html").status_code == 404
-    answer = teach.post("/teach/tasks/nim_sum/regrade", follow=True)
+    answer = teach.post("/teach/tasks/nim_sum/regrade", {"confirm": "yes"}, follow=True)
     assert "2 latest submissions queued" in answer.content.decode()
     assert Submission.objects.filter(pending=True, status="done").count() == 2  # old results stay
     assert "(regrade)" in teach.get("/teach/queue/").content.decode()
-    assert teach.post("/teach/tasks/no_such/regrade").status_code == 404
-    assert teach.get("/teach/tasks/nim_sum/regrade").status_code == 405
+    assert teach.post("/teach/tasks/no_such/regrade", {"confirm": "yes"}).status_code == 404
+    assert teach.get("/teach/tasks/nim_sum/regrade").status_code == 200  # the confirmation (test_portal_edges)
     gradebook = teach.get("/teach/gradebook.csv").content.decode().splitlines()
     # every student of the roster, handed in or not: "new" has handed in nothing, and says so
-    assert gradebook[0].startswith("student,") and [line.split(",")[0] for line in gradebook[1:]] == ["ann", "ben", "new"]
+    assert gradebook[0].startswith("student,")
+    assert [line.split(",")[0] for line in gradebook[1:]] == ["ann", "ben", "new"]
     assert gradebook[3].endswith(",0," + " ".join(t for t in gradebook[0].split(",")[1:-2]))
 
 
 def test_a_regrade_of_one_submission_says_it_in_the_singular():
     api_hand_in("ann", "nim_sum", solution("nim_sum"))
     grade_all()
-    answer = signed_in("teach").post("/teach/tasks/nim_sum/regrade", follow=True)
+    answer = signed_in("teach").post("/teach/tasks/nim_sum/regrade", {"confirm": "yes"}, follow=True)
     assert "nim_sum: 1 latest submission queued for grading again" in answer.content.decode()
 
 

@@ -44,6 +44,7 @@ class FakePortal:
         self.gone: List[str] = []  # tasks listed by GET /api/tasks but refused when handed in
         self.requests: List[Tuple[str, str, Dict[str, str], bytes]] = []
         self.outcome = "accepted"  # or "wrong_answer", "error", "never" (stays queued)
+        self.late = False  # every submission handed in after the deadline
         self.answers: Dict[Tuple[str, str], Tuple[int, Dict[str, str], bytes]] = {}  # (method, path) → answer
         self.stream: Optional[int] = None  # a body of this many bytes, without Content-Length, for every call
         self.gets: Dict[str, int] = {}
@@ -135,6 +136,7 @@ class FakePortal:
             "student": "ada",
             "status": status,
             "submitted_at": "2024-05-01T10:00:00Z",
+            "late": self.late,
             "verdict": verdict,
             "score": (9 if verdict == "accepted" else 7) if done else None,
             "max_score": 9 if done else None,
@@ -196,7 +198,7 @@ def nim_sum(tmp_path):
 def test_wait_prints_checks_table_and_exits_0_when_accepted(portal, run, nim_sum):
     code, out, err = run(nim_sum, "--server", portal.url, "--token", TOKEN, "--wait")
     assert code == 0
-    assert f"submission 1 (queued): {portal.url}/api/submissions/1" in out
+    assert f"submission 1 (queued): {portal.url}/submissions/1/" in out  # the page a student opens
     assert TABLE_HEADER.search(out)
     assert re.search(r"^nim_sum\s+accepted\s+9/9$", out, re.M)
     assert f"{portal.url}/submissions/1/report/" in out
@@ -213,15 +215,25 @@ def test_wait_exits_1_and_names_the_first_case_not_accepted(portal, run, nim_sum
     assert "\nnim_sum: nim_sum.py imports your ui.py \\x1b[31m, hand it in.\n" in out  # the notes, escaped
 
 
+def test_wait_says_a_submission_handed_in_after_the_deadline_is_late(portal, run, nim_sum):
+    code, out, _ = run(nim_sum, "--server", portal.url, "--token", TOKEN, "--wait")
+    assert code == 0 and "late" not in out
+    portal.late = True
+    code, out, _ = run(nim_sum, "--server", portal.url, "--token", TOKEN, "--wait")
+    assert code == 0 and re.search(r"^nim_sum\s+accepted\s+9/9$", out, re.M)
+    assert "\nnim_sum: late: handed in after the task's deadline (graded all the same, and marked late).\n" in out
+
+
 def test_without_wait_prints_the_submission_and_its_url_and_does_not_wait(portal, run, nim_sum, tmp_path):
     make_move = tmp_path / "make_move.py"
     make_move.write_text("pass\n", encoding="utf-8")
     code, out, _ = run(nim_sum, make_move, "--server", portal.url, "--token", TOKEN)
     assert code == 0
     assert out.splitlines() == [
-        f"{nim_sum}: handed in as nim_sum, submission 1 (queued): {portal.url}/api/submissions/1",
-        f"{make_move}: handed in as make_move, submission 2 (queued): {portal.url}/api/submissions/2",
+        f"{nim_sum}: handed in as nim_sum, submission 1 (queued): {portal.url}/submissions/1/",
+        f"{make_move}: handed in as make_move, submission 2 (queued): {portal.url}/submissions/2/",
     ]
+    assert "/api/" not in out
     assert portal.gets == {}
 
 
@@ -405,7 +417,7 @@ def test_the_wait_has_a_limit_with_a_sentence_when_it_runs_out(portal, run, nim_
     portal.outcome = "never"
     code, _, err = run(nim_sum, "--server", portal.url, "--token", TOKEN, "--wait", "--timeout", "0.3")
     assert code == 2
-    url = f"{portal.url}/api/submissions/1"
+    url = f"{portal.url}/submissions/1/"
     assert f"(submission 1) was still queued after 0.3 s: the portal keeps it; see {url} later" in err
     assert "wait longer with --timeout" in err
 

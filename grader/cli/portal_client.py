@@ -85,6 +85,7 @@ class SubmissionState:
     cases: Tuple[CaseState, ...] = ()
     report_url: str = ""
     notes: Tuple[str, ...] = ()  # sentences on the file as a whole
+    late: bool = False  # handed in after the task's deadline (graded all the same)
 
 
 def portal_address(text: str) -> Portal:
@@ -182,6 +183,10 @@ class PortalClient:
     def submission_url(self, submission_id: str) -> str:
         return f"{self.portal.base}/api/submissions/{urllib.parse.quote(submission_id, safe='')}"
 
+    def submission_page(self, submission_id: str) -> str:
+        """The submission's page on the portal (``/submissions/ID/``), the one a student opens."""
+        return f"{self.portal.base}/submissions/{urllib.parse.quote(submission_id, safe='')}/"
+
     def page_url(self, url: str) -> str:
         """A URL of the portal's answer made absolute on the portal's address."""
         return urllib.parse.urljoin(self.portal.base + "/", url)
@@ -223,7 +228,8 @@ class PortalClient:
             raise self._junk("a submission without its task")
         report = answer.get("report_url")
         report_url = self.page_url(report) if isinstance(report, str) and report else ""
-        state = SubmissionState(str(answer["id"]), task, answer["status"], report_url=report_url)
+        late = answer.get("late") is True
+        state = SubmissionState(str(answer["id"]), task, answer["status"], report_url=report_url, late=late)
         if state.status != "done":
             return state
         cases = answer.get("cases")
@@ -235,7 +241,7 @@ class PortalClient:
         shown = tuple(CaseState(c["name"], c["verdict"], c.get("message") or "") for c in cases)
         notes = tuple(n for n in answer.get("notes") or () if isinstance(n, str))
         return SubmissionState(
-            state.id, task, "done", answer["verdict"], float(numbers[0]), float(numbers[1]), shown, report_url, notes
+            state.id, task, "done", answer["verdict"], *map(float, numbers), shown, report_url, notes, late
         )
 
     def _json(self, method: str, path: str, answers: Dict[int, str], body=None, content_type: str = "") -> Any:

@@ -1,13 +1,14 @@
 """``submit``: hand in exercise files to the course's portal and, with ``--wait``, show the results.
 
 In: the parsed ``submit`` arguments (FILE..., ``--server``, ``--token`` or ``NIM_GRADER_TOKEN``,
-``--task``, ``--wait``, ``--timeout``). Out: for each file its submission's id and URL on standard
-output; with ``--wait`` the table ``check`` prints, built from the portal's answers, and each
-task's report URL. The exit status is ``check``'s: 0 every file accepted (or, without ``--wait``,
-handed in), 1 one was not accepted, 2 the grader could not do its job (a file that cannot be
-handed in, a refused token, a portal that cannot be reached or answers junk, a submission the
-portal could not grade, a wait that ran out). Every file is read, and its task known to the
-portal, before anything is handed in.
+``--task``, ``--wait``, ``--timeout``). Out: for each file its submission's id and the address of
+its page on the portal (the one a student opens) on standard output; with ``--wait`` the table
+``check`` prints, built from the portal's answers, a line for each file handed in after its
+task's deadline (late), and each task's report URL. The exit status is ``check``'s: 0 every file
+accepted (or, without ``--wait``, handed in), 1 one was not accepted, 2 the grader could not do
+its job (a file that cannot be handed in, a refused token, a portal that cannot be reached or
+answers junk, a submission the portal could not grade, a wait that ran out). Every file is read,
+and its task known to the portal, before anything is handed in.
 """
 
 from __future__ import annotations
@@ -113,7 +114,7 @@ def submit_command(args) -> int:
         handed.append((item, submission))
         print(
             f"{item.shown}: handed in as {for_terminal(item.task)}, submission {for_terminal(submission.id)} "
-            f"({submission.status}): {for_terminal(submission.api_url)}",
+            f"({submission.status}): {for_terminal(client.submission_page(submission.id))}",
             flush=True,
         )
     if not args.wait:
@@ -174,7 +175,7 @@ def _wait_and_show(client: PortalClient, handed: Sequence[Tuple[_File, HandedIn]
         except _StillWaiting as late:
             problems.append(
                 f"{where} was still {late.status} after {limit_s:g} s: the portal keeps it; see "
-                f"{for_terminal(submission.api_url)} later, or wait longer with --timeout."
+                f"{for_terminal(client.submission_page(submission.id))} later, or wait longer with --timeout."
             )
             continue
         except PortalError as error:  # the portal is out of reach or answers junk: the others would fare no better
@@ -217,7 +218,8 @@ def wait_for(
 
 
 def results_table(states: Sequence[SubmissionState]) -> str:
-    """``check``'s table from the portal's answers, then the notes on each file and each task's report URL."""
+    """``check``'s table from the portal's answers, then the notes on each file, a line for each
+    handed in late (after its task's deadline: graded, and marked late), and each task's report URL."""
     rows = []
     for state in states:
         if state.status != "done":
@@ -233,5 +235,10 @@ def results_table(states: Sequence[SubmissionState]) -> str:
             )
         )
     notes = [f"{for_terminal(s.task)}: {for_terminal(note)}" for s in states for note in s.notes]
+    notes += [
+        f"{for_terminal(s.task)}: late: handed in after the task's deadline (graded all the same, and marked late)."
+        for s in states
+        if s.late
+    ]
     reports = [f"Report ({for_terminal(s.task)}): {for_terminal(s.report_url)}" for s in states if s.report_url]
     return "\n".join(table_lines(rows) + notes + reports)

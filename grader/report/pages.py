@@ -28,6 +28,8 @@ from grader.safe_text import plural
 
 # Verdicts of a hidden case that are no hidden failure: it passed, or it was not run.
 _NOT_FAILED = (Verdict.ACCEPTED, Verdict.NOT_RUN)
+Links = Tuple[Tuple[str, str], ...]  # (address, text) of the links at the top of a page
+INDEX_LINKS: Links = (("index.html", "← All tasks"),)  # ``check``'s task page: to its ``index.html``
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class TaskView:
     not_run_note: str = ""  # why some cases were not run, and how to run them all
     cut_note: str = ""  # on the portal: that the page was shortened, and how to see everything
     causes: Tuple[Cause, ...] = ()  # the failing cases grouped by cause, what to fix first first
+    back_links: Links = ()
 
 
 @functools.lru_cache(maxsize=1)
@@ -83,8 +86,11 @@ def _marked(text: str, diff, shown: Shown) -> Tuple[ShownLine, ...]:
     return shown_lines(text, diff.line if diff else 0, diff.column if diff else 0, shown)
 
 
-def task_view(result: TaskResult, page: str, shown: Shown = EVERYTHING, cut_note: str = "") -> TaskView:
-    """Build the view of one task page, its long texts cut as ``shown`` says; the first case not
+def task_view(
+    result: TaskResult, page: str, shown: Shown = EVERYTHING, cut_note="", back_links=INDEX_LINKS
+) -> TaskView:
+    """Build the view of one task page, its long texts cut as ``shown`` says, with ``back_links``
+    ((address, text) pairs) at its top; the first case not
     accepted is the one open. A case whose cause several cases share (or the file's problem, when
     it did not run) shows in its row only what is its alone: the cause is said once, at the top."""
     first_failing = next((i for i, c in enumerate(result.cases) if not c.accepted), None)
@@ -128,6 +134,7 @@ def task_view(result: TaskResult, page: str, shown: Shown = EVERYTHING, cut_note
         first_failing=views[first_failing] if first_failing is not None else None,
         not_run_note=not_run_note(result),
         cut_note=cut_note,
+        back_links=back_links,
         causes=()
         if result.problem
         else tuple(_clipped_cause(c, shown) for c in causes(result, anchors, *_not_run_texts(result))),
@@ -224,10 +231,11 @@ MESSAGE_CHARS = PORTAL_STEPS[0].text_chars  # a case's message, as the portal ke
 PAGE_BYTES = 1_000_000  # a task page the portal keeps, at most (but for a course of thousands of cases)
 
 
-def bounded_task_page(result: TaskResult, environment_note: str = "", budget: int = PAGE_BYTES) -> str:
+def bounded_task_page(result: TaskResult, environment_note="", budget=PAGE_BYTES, back_links=INDEX_LINKS) -> str:
     """The task page of ``result`` as the portal keeps it: messages and error outputs cut to their
     start and end, and, when the page is over ``budget`` bytes, every long text shown shorter (the
-    page, valid HTML whatever was cut, says so and how ``check`` shows everything)."""
+    page, valid HTML whatever was cut, says so and how ``check`` shows everything); ``back_links``
+    ((address, text) pairs) at its top, where ``check``'s page links its ``index.html``."""
     name = shlex.quote(PurePath(result.file).name)
     for step, shown in enumerate(PORTAL_STEPS):
         cut = step > 0 or any(
@@ -240,7 +248,8 @@ def bounded_task_page(result: TaskResult, environment_note: str = "", budget: in
                 f"was left out (the portal keeps at most {budget // 1000:,} kB of a page). "
                 f"'python -m grader check {name}' on your own machine shows everything."
             )
-        page = _task_html(task_view(result, page_names([result])[0], shown, note), environment_note)
+        view = task_view(result, page_names([result])[0], shown, note, back_links)
+        page = _task_html(view, environment_note)
         if len(page.encode("utf-8", "replace")) <= budget:
             break
     return page
@@ -277,15 +286,20 @@ def write_class_html(
 
 
 def class_html(
-    students: Sequence[StudentMarks], tallies: Sequence[CaseTally], tasks: Sequence[Task], environment_note: str = ""
+    students: Sequence[StudentMarks],
+    tallies: Sequence[CaseTally],
+    tasks: Sequence[Task],
+    environment_note="",
+    back_links: Links = (),
 ) -> str:
     """The class overview page (``write_class_html``'s) as text; a student's name links to
-    ``NAME/index.html`` beside it."""
+    ``NAME/index.html`` beside it; ``back_links`` ((address, text) pairs, none for ``grade``'s
+    file) at its top."""
     overview = class_overview(students, tallies, tasks)
     return (
         _environment()
         .get_template("class.html")
-        .render(overview=overview, version=__version__, environment_note=environment_note)
+        .render(overview=overview, version=__version__, environment_note=environment_note, back_links=back_links)
     )
 
 

@@ -25,6 +25,7 @@ from grader.web import queue
 from grader.web.course_state import CourseUnavailable, course_tasks
 from grader.web.grading_backends import Grading, WorkLost
 from grader.web.models import ERROR, Submission
+from grader.web.pages import REPORT_LINKS
 from grader.web.row_records import row_fields
 
 log = logging.getLogger("grader.web.dispatcher")
@@ -65,7 +66,8 @@ def grade_row(number: int, grading: Grading) -> dict:
     (result,) = grading.grade(work)
     # matched here, where the outputs are: the row keeps the mistake, never a student's output
     result = with_known_mistake(result, grading.answered.signatures(tasks, row.task))
-    fields = row_fields(result, report.bounded_task_page(result, "graded on the portal"), fingerprint)
+    page = report.bounded_task_page(result, "graded on the portal", back_links=REPORT_LINKS)
+    fields = row_fields(result, page, fingerprint)
     if work.refused:
         missing = sorted(work.refused)
         listed = ", ".join(missing[:-1]) + " and " + missing[-1] if len(missing) > 1 else missing[0]

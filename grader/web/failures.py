@@ -10,14 +10,19 @@ In: a request and the answer (or exception) of the views behind. Out:
 - a request whose address, query or form fields hold a NUL character (no database keeps it in
   text: PostgreSQL refuses it with an error): 400 with a sentence, before any view (``RefuseNul``);
 - the pages' 404 and 500 (``page_not_found``, ``server_error``, Django's ``handler404`` and
-  ``handler500``): a short plain page, never a traceback or Django's debug text.
+  ``handler500``), and their 400 and 503: a short page styled as the others (``web/failure.html``)
+  with a way back to the start page, never a traceback or Django's debug text (the 404 with the
+  portal's menu of the signed-in user; the others read nothing of the database, which may be what
+  failed, and fall back to a bare page should even the template fail).
 """
 
 from __future__ import annotations
 
+import logging
 from html import escape
 
 from django.http import HttpResponse, JsonResponse
+from django.template.loader import render_to_string
 
 from grader.web.course_state import CourseUnavailable
 
@@ -35,14 +40,24 @@ def _api(request) -> bool:
     return request.path.startswith("/api/") or request.path in ("/api", "/healthz")
 
 
-def _plain(status: int, title: str, sentence: str) -> HttpResponse:
-    page = (
+def _plain(status: int, title: str, sentence: str, request=None) -> HttpResponse:
+    """The page of a failure: ``title`` and ``sentence``, styled as the portal's pages, with a way
+    back; ``request`` (None: nothing read from the database) gives it the signed-in user's menu."""
+    try:
+        page = render_to_string("web/failure.html", {"title": title, "sentence": sentence}, request=request)
+    except Exception:  # a failure page never fails: the bare one, with nothing that could
+        logging.getLogger("django.request").exception("the failure page could not be rendered")
+        page = _bare(title, sentence)
+    return HttpResponse(page, status=status, content_type="text/html; charset=utf-8")
+
+
+def _bare(title: str, sentence: str) -> str:
+    return (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
         '<meta name="viewport" content="width=device-width, initial-scale=1"></head>'
         f'<body><h1>{escape(title)}</h1><p>{escape(sentence)}</p><p><a href="/">The portal\'s start page</a></p>'
         "</body></html>"
     )
-    return HttpResponse(page, status=status, content_type="text/html; charset=utf-8")
 
 
 class ApiErrors:
@@ -98,7 +113,7 @@ class RefuseNul:
 
 def page_not_found(request, exception=None) -> HttpResponse:
     """Django's ``handler404``: a plain page (the API's 404s become JSON in ``ApiErrors``)."""
-    return _plain(404, "Not found", "There is no such page here, or it is not yours to see.")
+    return _plain(404, "Not found", "There is no such page here, or it is not yours to see.", request)
 
 
 def server_error(request) -> HttpResponse:

@@ -5,7 +5,8 @@ task. Out: a ``HandIn`` (the new row, or the HTTP status and the sentence that s
 unknown task, no file, or a file not to grade (not text, or another task's file:
 ``submission.wrong_file``), 413 over the grader's size limit, 429 too soon, too often or too many
 waiting to be graded, with the seconds to wait) and, for a regrade, how many latest submissions are
-graded again. Each caller words the answer its own way (JSON or a page); the rules live here once.
+graded again (``latest_ids``: which, so that the instructor's page says how many before). Each
+caller words the answer its own way (JSON or a page); the rules live here once.
 
 The limits are counted and the row written in one transaction that holds the student: two hand-ins
 of one student, through any web process, are checked one after the other (PostgreSQL: the student's
@@ -125,11 +126,17 @@ def hand_in(student, task_id: str, data: Optional[bytes], too_large: bool = Fals
     return HandIn(row=row)
 
 
-def regrade(task_id: str) -> int:
-    """Grade every student's latest submission of ``task_id`` again (old results stay shown until
-    the new ones land); returns how many were queued."""
+def latest_ids(task_id: str) -> list:
+    """The ids of every student's latest submission of ``task_id``: what a regrade queues."""
     latest = {}
     for row in Submission.objects.filter(task=task_id).order_by("id").values("id", "student_id"):
         latest[row["student_id"]] = row["id"]
-    Submission.objects.filter(id__in=latest.values()).update(pending=True)
+    return list(latest.values())
+
+
+def regrade(task_id: str) -> int:
+    """Grade every student's latest submission of ``task_id`` again (old results stay shown until
+    the new ones land); returns how many were queued."""
+    latest = latest_ids(task_id)
+    Submission.objects.filter(id__in=latest).update(pending=True)
     return len(latest)

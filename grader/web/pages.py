@@ -1,5 +1,8 @@
 """The portal's HTML pages. For now: a submission's report, the page ``check`` writes for its task.
 
+Its top links lead back to the submission's page and to the student's exercises (``REPORT_LINKS``,
+where ``check``'s page links the ``index.html`` beside it); a report kept before those links, whose
+"All tasks" is ``index.html`` beside the report, is led to the exercises by ``report_index``.
 Served to its student (signed in, or with their API token) and to instructors; another student's,
 or one that does not exist, is 404; a browser signed out is sent to the sign-in page, a script gets
 401. The page is self-contained, so it is served with a Content-Security-Policy that allows nothing
@@ -9,11 +12,13 @@ but its own inline style: no script, no request out.
 from __future__ import annotations
 
 from django.contrib.auth.views import redirect_to_login
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, HttpResponseRedirect
 
 from grader.web.api import token_user
 from grader.web.models import DONE, Submission
 
+# The report's links back, relative to /submissions/N/report: that submission's page, the exercises.
+REPORT_LINKS = (("./", "← This submission"), ("/", "All tasks"))
 REPORT_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 
 
@@ -34,3 +39,9 @@ def report(request, number: int):
     response["X-Content-Type-Options"] = "nosniff"
     response["Referrer-Policy"] = "no-referrer"
     return response
+
+
+def report_index(request, number: int):
+    """``/submissions/N/index.html``, where an older report's "All tasks" leads: the exercises (the
+    start page: a student's tasks, an instructor's class), whatever N is."""
+    return HttpResponseRedirect("/")

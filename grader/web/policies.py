@@ -1,9 +1,10 @@
 """Instructors' per-task limits and the course's settings: read from a form, described in words.
 
-In: the instructor's form fields (minimum interval in seconds, maximum count, deadline in UTC; or
-"latest"/"best"; or how many of a student's submissions may wait to be graded at once). Out: the
-values to store, or the sentence that says what is wrong (nothing is stored then); the lines a
-student's task page shows; which submissions count for the class's marks.
+In: the instructor's form fields (minimum interval in seconds, maximum count, deadline in UTC, for
+one task or every task at once; or "latest"/"best"; or how many of a student's submissions may wait
+to be graded at once). Out: the values to store, or the sentence that says what is wrong (nothing
+is stored then); the lines a student's task page shows; which submissions count for the class's
+marks.
 The checks at hand-in time live in ``handin``; this module only sets what they read.
 """
 
@@ -13,6 +14,8 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import List, Optional, Tuple, Union
+
+from django.db import transaction
 
 from grader.safe_text import plural
 from grader.web.models import BEST, LATEST, MAX_WAITING, QUEUED, RUNNING, CourseSetting, Submission, TaskPolicy
@@ -78,6 +81,35 @@ def parse_limits(form) -> Union[Limits, str]:
     if isinstance(deadline, str):
         return deadline
     return Limits(interval, count, deadline)
+
+
+def parse_limits_for_all(form) -> Union[dict, str]:
+    """The fields the every-task form sets on every task, or what is wrong: each value checked as
+    ``parse_limits`` checks the per-task form's; a field left empty leaves each task's own, and the
+    boxes ``no_max_count`` and ``no_deadline`` clear those on every task. Out: a dict of
+    ``TaskPolicy`` fields to values (at least one), or the sentence."""
+    parsed = parse_limits(form)
+    if isinstance(parsed, str):
+        return parsed
+    given = {name: bool(form.get(name, "").strip()) for name in ("min_interval_s", "max_count", "deadline")}
+    fields: dict = {}
+    if given["min_interval_s"]:
+        fields["min_interval_s"] = parsed.min_interval_s
+    for name, box, what in (("max_count", "no_max_count", "maximum count"), ("deadline", "no_deadline", "deadline")):
+        if form.get(box) and given[name]:
+            return f"give a {what} or tick 'no {what} for any task', not both"
+        if form.get(box) or given[name]:
+            fields[name] = getattr(parsed, name)
+    if not fields:
+        return "fill in a field (or tick a box) to set on every task: a field left empty leaves each task's own"
+    return fields
+
+
+def store_limits_for_all(task_ids, fields: dict) -> None:
+    """Set ``fields`` (``parse_limits_for_all``'s) on the policy of each of ``task_ids``, all or none."""
+    with transaction.atomic():
+        for task_id in task_ids:
+            TaskPolicy.objects.update_or_create(task=task_id, defaults=fields)
 
 
 def store_limits(task_id: str, limits: Limits) -> None:

@@ -5,8 +5,9 @@ In: requests of signed-in instructors (``is_staff``; a student gets 403, a visit
 page). Out: the class overview ``grade`` writes (``report.pages.class_html``), fed from everyone's
 latest (or best) graded submissions (``class_marks``), served at ``/teach/class/`` so that its links
 to ``NAME/index.html`` open that student's history; the queue (waiting, running, errors with their
-sentences); a regrade per task (POST, CSRF-protected, the API's regrade); the gradebook CSV; the
-forms of the limits, the marks and the bound on each student's submissions waiting to be graded
+sentences); a regrade per task (a page that says how many submissions it queues, then a POST,
+CSRF-protected, the API's regrade); the gradebook CSV; the forms of the limits (one task's, or
+every task's at once), the marks and the bound on each student's submissions waiting to be graded
 (POST, CSRF-protected; a bad value is a 400 page saying why, and nothing changes).
 """
 
@@ -19,7 +20,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from grader.report.exports import gradebook_csv
 from grader.report.pages import class_html
@@ -27,6 +28,7 @@ from grader.safe_text import plural
 from grader.web.class_marks import class_marks, counted_in_words
 from grader.web.course_state import course_problem, course_tasks
 from grader.web.gradescope_export import gradescope_zip
+from grader.web.handin import latest_ids
 from grader.web.handin import regrade as regrade_task
 from grader.web.models import ERROR, Submission
 from grader.web.pages import REPORT_POLICY
@@ -34,16 +36,18 @@ from grader.web.policies import (
     marks_from,
     max_waiting,
     parse_limits,
+    parse_limits_for_all,
     parse_marks_from,
     parse_max_waiting,
     policies_by_task,
     shown_deadline,
     store_limits,
+    store_limits_for_all,
     store_marks_from,
     store_max_waiting,
 )
 from grader.web.queue import live_workers
-from grader.web.views_student import line
+from grader.web.views_student import line, numbers
 
 
 def staff_required(view):
@@ -112,6 +116,20 @@ def limits(request, task_id: str):
 
 @require_POST
 @staff_required
+def limits_all(request):
+    """Set the same interval, count and/or deadline on every task, checked as ``limits`` checks one
+    task's: all of them, or, with the sentence saying why, none."""
+    fields = parse_limits_for_all(request.POST)
+    if isinstance(fields, str):
+        return teach(request, problem=f"Every task: {fields}; nothing was changed.", status=400)
+    tasks = course_tasks()
+    store_limits_for_all(list(tasks), fields)
+    messages.success(request, f"Every task ({plural(len(tasks), 'task')}): limits and deadline saved.")
+    return redirect("teach")
+
+
+@require_POST
+@staff_required
 def marks(request):
     """Set whether marks come from each student's latest or best graded submission."""
     choice, problem = parse_marks_from(request.POST.get("marks_from", ""))
@@ -140,7 +158,8 @@ def class_page(request):
     """The class overview a class run writes, from everyone's latest (or best) graded submissions."""
     tasks = list(course_tasks().values())
     found, tallies = class_marks(tasks)
-    page = class_html(found, tallies, tasks, f"live from the portal: {counted_in_words()}")
+    back = (("/teach/", "← The class"),)  # not in ``grade``'s own overview, a file among files
+    page = class_html(found, tallies, tasks, f"live from the portal: {counted_in_words()}", back)
     response = HttpResponse(page, content_type="text/html; charset=utf-8")
     response["Content-Security-Policy"] = REPORT_POLICY
     return response
@@ -152,8 +171,9 @@ def student(request, username: str):
     found = get_user_model().objects.filter(username=username).first()
     if found is None:
         raise Http404("no such student")
-    rows = Submission.objects.filter(student=found).defer("data", "report").order_by("-id")
-    return render(request, "web/student.html", {"who": found, "history": [line(r) for r in rows]})
+    rows = list(Submission.objects.filter(student=found).defer("data", "report").order_by("-id"))
+    numbered = numbers(rows)
+    return render(request, "web/student.html", {"who": found, "history": [line(r, numbered[r.id]) for r in rows]})
 
 
 @staff_required
@@ -180,18 +200,25 @@ def queue(request):
     return render(request, "web/queue.html", context)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @staff_required
 def regrade(request, task_id: str):
-    """Grade every student's latest submission of the task again; back to the instructor's page."""
-    if task_id not in course_tasks():
+    """Two steps, as no script may ask: a GET (or a POST without ``confirm``) shows how many latest
+    submissions a regrade of the task would queue, with the button that POSTs ``confirm``; that POST
+    grades every student's latest submission of the task again, then back to the instructor's page."""
+    tasks = course_tasks()
+    if task_id not in tasks:
         raise Http404("no such task")
-    queued = regrade_task(task_id)
-    messages.success(
-        request,
-        f"{task_id}: {plural(queued, 'latest submission')} queued for grading again (old results stay until then).",
-    )
-    return redirect("teach")
+    if request.method == "POST" and request.POST.get("confirm") == "yes":
+        queued = regrade_task(task_id)
+        messages.success(
+            request,
+            f"{task_id}: {plural(queued, 'latest submission')} queued for grading again (old results stay until then).",
+        )
+        return redirect("teach")
+    count = len(latest_ids(task_id))
+    context = {"task": tasks[task_id], "count": count, "said": plural(count, "latest submission")}
+    return render(request, "web/regrade.html", context)
 
 
 @staff_required

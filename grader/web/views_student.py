@@ -42,11 +42,26 @@ def verdict_label(value) -> str:
         return value or ""
 
 
-def line(row) -> dict:
-    """A submission as a line of a list: the row, its score and verdict in words ("" until done)."""
+def numbers(rows) -> dict:
+    """Each of ``rows``'s number among its student's hand-ins of its task, 1 for the first (by id,
+    the order they were handed in): ``{id: number}``. The id runs across every task and student;
+    this is the number a student counts by."""
+    pairs = {(row.student_id, row.task) for row in rows}
+    found = Submission.objects.filter(student_id__in={s for s, _ in pairs}, task__in={t for _, t in pairs})
+    counted, numbered = {}, {}
+    for student_id, task_id, number in found.order_by("id").values_list("student_id", "task", "id"):
+        counted[student_id, task_id] = counted.get((student_id, task_id), 0) + 1
+        numbered[number] = counted[student_id, task_id]
+    return numbered
+
+
+def line(row, number=None) -> dict:
+    """A submission as a line of a list: the row, its number among its student's hand-ins of its
+    task (``numbers``), its score and verdict in words ("" until done)."""
     done = row.status == DONE and row.score is not None
     return {
         "row": row,
+        "number": number,
         "score": f"{row.score:g} / {row.max_score:g}" if done else "",
         "verdict": verdict_label(row.verdict) if done else "",
         "accepted": done and row.verdict == Verdict.ACCEPTED.value,
@@ -60,13 +75,18 @@ def home(request):
         return redirect("teach")
     tasks = course_tasks()
     rows = Submission.objects.filter(student=request.user).defer("data", "report").order_by("id")
-    latest, best = {}, {}
+    latest, best, count = {}, {}, {}
     for row in rows:
         latest[row.task] = row
+        count[row.task] = count.get(row.task, 0) + 1
         if row.status == DONE and row.score is not None and row.score >= best.get(row.task, -1.0):
             best[row.task] = row.score
     entries = [
-        {"task": task, "latest": line(latest[task.id]) if task.id in latest else None, "best": best.get(task.id)}
+        {
+            "task": task,
+            "latest": line(latest[task.id], count[task.id]) if task.id in latest else None,
+            "best": best.get(task.id),
+        }
         for task in tasks.values()
     ]
     return render(request, "web/home.html", {"entries": entries})
@@ -98,9 +118,10 @@ def task(request, task_id: str):
         if upload is None and outcome.status != 413:  # kept in the form to mend (not a text over the limit)
             pasted = request.POST.get("text", "")
     history = Submission.objects.filter(student=request.user, task=task_id).defer("data", "report").order_by("-id")
+    history = list(history)
     context = {
         "task": tasks[task_id],
-        "history": [line(row) for row in history],
+        "history": [line(row, len(history) - index) for index, row in enumerate(history)],
         "problem": problem,
         "pasted": pasted,
         "limits": limits_in_words(task_id, request.user),
@@ -116,10 +137,11 @@ def submission(request, number: int):
     """One submission: its status (refreshing while owed grading), verdict, score and cases."""
     row = _owned(request, number)
     task = course_tasks().get(row.task)
+    number = Submission.objects.filter(student_id=row.student_id, task=row.task, id__lte=row.id).count()
     context = {
         "row": row,
         "title": task.title if task else row.task,
-        "shown": line(row),
+        "shown": line(row, number),
         "refresh": row.pending or row.status not in (DONE, ERROR),
         "cases": [dict(case, label=verdict_label(case["verdict"])) for case in row.results or ()]
         if row.status == DONE
