@@ -99,17 +99,22 @@ def test_check_all_runs_every_case(tmp_path, spin_course, counting, capsys):
     assert "not run" not in table
 
 
-def test_grade_runs_every_case(tmp_path, spin_course, counting):
+def test_grade_stops_after_two_time_outs_as_check_does_and_all_runs_every_case(tmp_path, spin_course, counting):
     student = tmp_path / "class" / "ann"
     student.mkdir(parents=True)
     (student / "spin.py").write_text(LOOPS_FOREVER, encoding="utf-8")
     out = tmp_path / "out"
     argv = ["grade", str(student.parent), "--out", str(out), "--course", str(spin_course), "--no-cache"]
     assert cli.main([*argv, "--allow-unprotected", "--jobs", "2"]) == 1
-    assert counting.runs == CASES
+    assert counting.runs == 2  # the rest not run, on every path
     tests = json.loads((out / "ann" / "results.json").read_text(encoding="utf-8"))["tests"]
     assert len(tests) == CASES
-    assert "not run" not in (out / "ann" / "spin.html").read_text(encoding="utf-8")
+    assert "not run" in (out / "ann" / "spin.html").read_text(encoding="utf-8").lower()
+    everything = tmp_path / "all"
+    argv = ["grade", str(student.parent), "--out", str(everything), "--course", str(spin_course), "--no-cache"]
+    assert cli.main([*argv, "--allow-unprotected", "--jobs", "2", "--all"]) == 1
+    assert counting.runs == 2 + CASES
+    assert "not run" not in (everything / "ann" / "spin.html").read_text(encoding="utf-8").lower()
 
 
 def grade_spin(tmp_path, course: Path, source: str, context, **options):

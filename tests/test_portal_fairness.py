@@ -29,9 +29,11 @@ def students(tmp_path_factory, portal_database):
 @pytest.fixture(autouse=True)
 def empty_queue(students):
     """Nothing left by another module's tests in the queue (the database is the process's)."""
-    from grader.web.models import Submission
+    from grader.web.models import CourseSetting, Submission, TaskPolicy
 
     Submission.objects.all().delete()
+    TaskPolicy.objects.all().delete()  # nor limits or settings another module set
+    CourseSetting.objects.all().delete()
 
 
 def test_ten_looping_files_delay_anothers_correct_one_by_one_grading_at_most(students, context):

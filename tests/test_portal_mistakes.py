@@ -39,9 +39,11 @@ def roster(tmp_path_factory, portal_database):
 
 @pytest.fixture(autouse=True)
 def fresh(roster):
-    from grader.web.models import Submission
+    from grader.web.models import CourseSetting, Submission, TaskPolicy
 
     Submission.objects.all().delete()
+    TaskPolicy.objects.all().delete()  # (the database is the process's: no limits left by another module)
+    CourseSetting.objects.all().delete()
 
 
 def common_mistakes_section(page: str) -> str:
