@@ -28,9 +28,9 @@ from grader.safe_text import plural
 from grader.web.class_marks import class_marks, counted_in_words
 from grader.web.course_state import course_problem, course_tasks
 from grader.web.gradescope_export import gradescope_zip
-from grader.web.handin import latest_ids
 from grader.web.handin import regrade as regrade_task
-from grader.web.models import ERROR, Submission
+from grader.web.handin import regrade_ids, regrade_words
+from grader.web.models import BEST, ERROR, Submission
 from grader.web.pages import REPORT_POLICY
 from grader.web.policies import (
     marks_from,
@@ -203,9 +203,10 @@ def queue(request):
 @require_http_methods(["GET", "POST"])
 @staff_required
 def regrade(request, task_id: str):
-    """Two steps, as no script may ask: a GET (or a POST without ``confirm``) shows how many latest
-    submissions a regrade of the task would queue, with the button that POSTs ``confirm``; that POST
-    grades every student's latest submission of the task again, then back to the instructor's page."""
+    """Two steps, as no script may ask: a GET (or a POST without ``confirm``) shows how many
+    submissions a regrade of the task would queue (each student's latest; under "best", every
+    graded one too), with the button that POSTs ``confirm``; that POST grades them again, then
+    back to the instructor's page."""
     tasks = course_tasks()
     if task_id not in tasks:
         raise Http404("no such task")
@@ -213,11 +214,13 @@ def regrade(request, task_id: str):
         queued = regrade_task(task_id)
         messages.success(
             request,
-            f"{task_id}: {plural(queued, 'latest submission')} queued for grading again (old results stay until then).",
+            f"{task_id}: {regrade_words(queued)} queued for grading again (old results stay until then).",
         )
         return redirect("teach")
-    count = len(latest_ids(task_id))
-    context = {"task": tasks[task_id], "count": count, "said": plural(count, "latest submission")}
+    count = len(regrade_ids(task_id))
+    best = marks_from() == BEST
+    which = "every graded one of each student, as the best counts" if best else "each student's latest"
+    context = {"task": tasks[task_id], "count": count, "said": regrade_words(count), "which": which}
     return render(request, "web/regrade.html", context)
 
 
