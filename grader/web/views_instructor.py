@@ -25,7 +25,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from grader.report.exports import gradebook_csv
 from grader.report.pages import class_html
 from grader.safe_text import plural
-from grader.web.class_marks import class_marks, counted_in_words
+from grader.web.class_marks import class_marks, counted_in_words, roster_people
 from grader.web.course_state import course_problem, course_tasks
 from grader.web.gradescope_export import gradescope_zip
 from grader.web.handin import regrade as regrade_task
@@ -226,10 +226,11 @@ def regrade(request, task_id: str):
 
 @staff_required
 def gradebook(request):
-    """The gradebook CSV of everyone's latest (or best) graded submissions, as ``grade`` writes it."""
+    """The gradebook CSV of everyone's latest (or best) graded submissions, as ``grade`` writes it,
+    with the roster's ``name`` and ``email`` as its last two columns."""
     tasks = list(course_tasks().values())
     found, _ = class_marks(tasks)
-    response = HttpResponse(gradebook_csv(found, tasks), content_type="text/csv; charset=utf-8")
+    response = HttpResponse(gradebook_csv(found, tasks, roster_people()), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="gradebook.csv"'
     return response
 
