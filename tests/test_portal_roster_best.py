@@ -145,3 +145,15 @@ def api_get_text(path: str) -> str:
 
     ((_, token),) = accounts.new_tokens(["teach"])
     return Client().get(path, HTTP_AUTHORIZATION=f"Token {token}").content.decode()
+
+
+def test_the_class_page_shows_each_students_name_beside_the_username(roster_file):
+    from grader.web import roster as accounts
+
+    hand_in("ann", solution("nim_sum"))
+    grade_portal_queue()
+    roster_file.write_text("username,role,name\nben,student,<b>Ben</b> Ode\n")
+    accounts.import_roster(roster_file)
+    page = signed_in("teach").get("/teach/class/").content.decode()
+    assert '<span class="who">Ann Lee</span>' in page and "(Ann Lee)" in page
+    assert "&lt;b&gt;Ben&lt;/b&gt; Ode" in page and "<b>Ben" not in page

@@ -155,11 +155,13 @@ def waiting_bound(request):
 
 @staff_required
 def class_page(request):
-    """The class overview a class run writes, from everyone's latest (or best) graded submissions."""
+    """The class overview a class run writes, from everyone's latest (or best) graded submissions,
+    with each student's name from the roster beside their username."""
     tasks = list(course_tasks().values())
     found, tallies = class_marks(tasks)
     back = (("/teach/", "← The class"),)  # not in ``grade``'s own overview, a file among files
-    page = class_html(found, tallies, tasks, f"live from the portal: {counted_in_words()}", back)
+    names = {username: name for username, (name, _) in roster_people().items() if name}
+    page = class_html(found, tallies, tasks, f"live from the portal: {counted_in_words()}", back, names)
     response = HttpResponse(page, content_type="text/html; charset=utf-8")
     response["Content-Security-Policy"] = REPORT_POLICY
     return response
