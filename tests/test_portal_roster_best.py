@@ -41,9 +41,10 @@ def roster_file(tmp_path_factory, portal_database):
 @pytest.fixture(autouse=True)
 def fresh(roster_file):
     from grader.web import roster as accounts
-    from grader.web.models import CourseSetting, Submission
+    from grader.web.models import CourseSetting, Submission, TaskPolicy
 
     Submission.objects.all().delete()
+    TaskPolicy.objects.all().delete()
     CourseSetting.objects.all().delete()
     roster_file.write_text(ROSTER)
     accounts.import_roster(roster_file)
