@@ -9,7 +9,7 @@ import csv
 import io
 import re
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence, Tuple
 from xml.sax.saxutils import quoteattr
 
 from grader.marks import CaseTally, StudentMarks, plain_number
@@ -95,15 +95,23 @@ def _row(cells: Sequence) -> list:
     return [spreadsheet_cell(cell) for cell in cells]
 
 
-def gradebook_csv(students: Sequence[StudentMarks], tasks: Sequence[Task]) -> str:
+def gradebook_csv(
+    students: Sequence[StudentMarks],
+    tasks: Sequence[Task],
+    people: Optional[Mapping[str, Tuple[str, str]]] = None,
+) -> str:
     """One row per student, one column per task (its score), and the total (``grader-cli.md``);
-    then ``not_handed_in``: the tasks with no file, space-separated (a 0 there is not a 0 earned)."""
+    then ``not_handed_in``: the tasks with no file, space-separated (a 0 there is not a 0 earned).
+    With ``people`` (the portal's roster: username -> (name, email)), two more columns at the end,
+    ``name`` and ``email`` (empty for a student the mapping lacks); without it, none."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(_row(["student", *(task.id for task in tasks), "total", "not_handed_in"]))
+    extra = ["name", "email"] if people is not None else []
+    writer.writerow(_row(["student", *(task.id for task in tasks), "total", "not_handed_in", *extra]))
     for student in students:
         scores = {t.task: t.score for t in student.tasks}
         missing = {t.task for t in student.tasks if t.missing}
+        who = list(people.get(student.student, ("", ""))) if people is not None else []
         writer.writerow(
             _row(
                 [
@@ -111,6 +119,7 @@ def gradebook_csv(students: Sequence[StudentMarks], tasks: Sequence[Task]) -> st
                     *(plain_number(scores.get(t.id, 0), 4) for t in tasks),
                     plain_number(student.score, 4),
                     " ".join(t.id for t in tasks if t.id in missing),
+                    *who,
                 ]
             )
         )

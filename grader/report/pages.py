@@ -13,7 +13,7 @@ import shlex
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePath
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import jinja2
 
@@ -291,15 +291,19 @@ def class_html(
     tasks: Sequence[Task],
     environment_note="",
     back_links: Links = (),
+    names: Optional[Mapping[str, str]] = None,
 ) -> str:
     """The class overview page (``write_class_html``'s) as text; a student's name links to
     ``NAME/index.html`` beside it; ``back_links`` ((address, text) pairs, none for ``grade``'s
-    file) at its top."""
+    file) at its top; ``names`` (the portal's roster: username -> full name) shown beside each."""
     overview = class_overview(students, tallies, tasks)
-    return (
-        _environment()
-        .get_template("class.html")
-        .render(overview=overview, version=__version__, environment_note=environment_note, back_links=back_links)
+    page = _environment().get_template("class.html")
+    return page.render(
+        overview=overview,
+        version=__version__,
+        environment_note=environment_note,
+        back_links=back_links,
+        names=names or {},
     )
 
 

@@ -18,7 +18,7 @@ from django.views.decorators.csrf import csrf_exempt
 from grader.report.exports import gradebook_csv
 from grader.report.pages import MESSAGE_CHARS
 from grader.report.shown import clipped
-from grader.web.class_marks import class_marks
+from grader.web.class_marks import class_marks, roster_people
 from grader.web.course_state import course_tasks
 from grader.web.gradescope_export import gradescope_zip
 from grader.web.handin import hand_in, read_upload
@@ -200,7 +200,8 @@ def gradebook(request):
         return _error(403, "only instructors may export the gradebook")
     tasks_by_id = course_tasks()
     marks, _ = class_marks(list(tasks_by_id.values()))
-    response = HttpResponse(gradebook_csv(marks, list(tasks_by_id.values())), content_type="text/csv; charset=utf-8")
+    text = gradebook_csv(marks, list(tasks_by_id.values()), roster_people())
+    response = HttpResponse(text, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="gradebook.csv"'
     return response
 

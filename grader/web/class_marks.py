@@ -57,3 +57,10 @@ def class_marks(tasks: List[Task]) -> Tuple[List[StudentMarks], List[CaseTally]]
         tallies.add(results)
         marks.append(marks_of(student, results))
     return marks, tallies.tallies()
+
+
+def roster_people() -> Dict[str, Tuple[str, str]]:
+    """Every account's name and email from the roster, by username: (full name, email), either
+    empty when the roster gave none; for the portal's gradebook columns."""
+    users = get_user_model().objects.values_list("username", "first_name", "last_name", "email")
+    return {username: (f"{first} {last}".strip(), email) for username, first, last, email in users}

@@ -4,8 +4,10 @@ In: the student, the task's id and the file's bytes (or an upload); an instructo
 task. Out: a ``HandIn`` (the new row, or the HTTP status and the sentence that says why not: 400
 unknown task, no file, or a file not to grade (not text, or another task's file:
 ``submission.wrong_file``), 413 over the grader's size limit, 429 too soon, too often or too many
-waiting to be graded, with the seconds to wait) and, for a regrade, how many latest submissions are
-graded again (``latest_ids``: which, so that the instructor's page says how many before). Each
+waiting to be graded, with the seconds to wait) and, for a regrade, how many submissions are
+graded again (``regrade_ids``: which, so that the instructor's page says how many before: each
+student's latest when the latest counts; when the best counts, every graded one too, since new
+cases may make another the best). Each
 caller words the answer its own way (JSON or a page); the rules live here once.
 
 The limits are counted and the row written in one transaction that holds the student: two hand-ins
@@ -30,8 +32,8 @@ from grader.safe_text import plural
 from grader.submission.files import MAX_SOURCE_BYTES
 from grader.submission.wrong_file import refusal_in_course
 from grader.web.course_state import course, course_tasks
-from grader.web.models import Submission, TaskPolicy
-from grader.web.policies import max_waiting, waiting_count
+from grader.web.models import BEST, DONE, Submission, TaskPolicy
+from grader.web.policies import marks_from, max_waiting, waiting_count
 
 # When to try again after a refusal for too many waiting (a guess: a grading takes seconds).
 WAITING_RETRY_S = 10
@@ -134,9 +136,24 @@ def latest_ids(task_id: str) -> list:
     return list(latest.values())
 
 
+def regrade_ids(task_id: str) -> list:
+    """The ids a regrade of ``task_id`` queues, in order: each student's latest submission; when
+    the course counts the best, every graded (done) one as well, as any may count after it."""
+    ids = set(latest_ids(task_id))
+    if marks_from() == BEST:
+        ids.update(Submission.objects.filter(task=task_id, status=DONE).values_list("id", flat=True))
+    return sorted(ids)
+
+
+def regrade_words(count: int) -> str:
+    """``count`` submissions as the regrade's page and message say them: "3 latest submissions",
+    or under the best, "3 submissions"."""
+    return plural(count, "submission") if marks_from() == BEST else plural(count, "latest submission")
+
+
 def regrade(task_id: str) -> int:
-    """Grade every student's latest submission of ``task_id`` again (old results stay shown until
-    the new ones land); returns how many were queued."""
-    latest = latest_ids(task_id)
-    Submission.objects.filter(id__in=latest).update(pending=True)
-    return len(latest)
+    """Grade again what ``regrade_ids`` names (old results stay shown until the new ones land);
+    returns how many were queued."""
+    ids = regrade_ids(task_id)
+    Submission.objects.filter(id__in=ids).update(pending=True)
+    return len(ids)

@@ -2,7 +2,10 @@
 ``users token``, ``users password``, and the ``/account/`` page).
 
 In: a CSV with a header row holding at least ``username`` and ``role`` (``student`` or
-``instructor``), optionally ``name`` and ``email``. Out: the accounts created or updated (never
+``instructor``), optionally ``name`` (at most 150 characters; kept as the account's first and last
+name) and ``email`` (checked by Django's validator; a bad one is a sentence naming its line, and
+nothing is imported). A re-import sets them again where the roster has the column (an empty cell
+clears it) and keeps them where it has none. Out: the accounts created or updated (never
 duplicated), and for each new one the sentence that tells its owner how to sign in the first time:
 a one-time password they change at once (``FirstSignIn`` marks it). Tokens are printed once and kept hashed.
 """
@@ -18,6 +21,8 @@ from pathlib import Path
 from typing import List, Sequence, Tuple
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import transaction
 
 from grader.errors import UsageError
@@ -28,6 +33,8 @@ ROLES = ("student", "instructor")
 # made directly: a username names a folder in the Gradescope zip and an address on the pages.
 _USERNAME = re.compile(r"[\w.@+-]{1,150}")
 MAX_ROSTER_BYTES = 4 * 1024 * 1024
+MAX_NAME = 150  # Django's first_name and last_name hold 150 each: a name this long fits either way
+MAX_EMAIL = 254  # Django's EmailField
 
 
 @dataclass(frozen=True)
@@ -66,8 +73,26 @@ def _rows(path: Path) -> List[dict]:
             )
         if clean.get("role", "").lower() not in ROLES:
             raise UsageError(f"{path}, line {line}: the role must be student or instructor, not {clean.get('role')!r}.")
+        problem = _name_or_email_problem(clean)
+        if problem:
+            raise UsageError(f"{path}, line {line}: {problem}")
         rows.append(clean)
     return rows
+
+
+def _name_or_email_problem(row: dict) -> str:
+    """The sentence saying what is wrong with a roster row's ``name`` or ``email``, or ""."""
+    name, email = row.get("name", ""), row.get("email", "")
+    if len(name) > MAX_NAME:
+        return f"the name {name[:40]!r}... is longer than {MAX_NAME} characters."
+    if email:
+        try:
+            if len(email) > MAX_EMAIL:
+                raise ValidationError("too long")
+            validate_email(email)
+        except ValidationError:
+            return f"{email[:60]!r} is not an email address (like ann@example.org, at most {MAX_EMAIL} characters)."
+    return ""
 
 
 def import_roster(path: Path) -> RosterOutcome:
@@ -77,12 +102,13 @@ def import_roster(path: Path) -> RosterOutcome:
     rows = _rows(path)
     with transaction.atomic():
         for row in rows:
-            name = row.get("name", "")
-            first, _, last = name.partition(" ")
             user, new = users.objects.get_or_create(username=row["username"])
             user.is_staff = row["role"].lower() == "instructor"
-            user.email = row.get("email", user.email)
-            user.first_name, user.last_name = (first, last) if name else (user.first_name, user.last_name)
+            if "email" in row:
+                user.email = row["email"]
+            if "name" in row:
+                first, _, last = row["name"].partition(" ")
+                user.first_name, user.last_name = first, last.strip()
             if new:
                 password = secrets.token_urlsafe(9)
                 user.set_password(password)

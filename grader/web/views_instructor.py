@@ -25,12 +25,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 from grader.report.exports import gradebook_csv
 from grader.report.pages import class_html
 from grader.safe_text import plural
-from grader.web.class_marks import class_marks, counted_in_words
+from grader.web.class_marks import class_marks, counted_in_words, roster_people
 from grader.web.course_state import course_problem, course_tasks
 from grader.web.gradescope_export import gradescope_zip
-from grader.web.handin import latest_ids
 from grader.web.handin import regrade as regrade_task
-from grader.web.models import ERROR, Submission
+from grader.web.handin import regrade_ids, regrade_words
+from grader.web.models import BEST, ERROR, Submission
 from grader.web.pages import REPORT_POLICY
 from grader.web.policies import (
     marks_from,
@@ -155,11 +155,13 @@ def waiting_bound(request):
 
 @staff_required
 def class_page(request):
-    """The class overview a class run writes, from everyone's latest (or best) graded submissions."""
+    """The class overview a class run writes, from everyone's latest (or best) graded submissions,
+    with each student's name from the roster beside their username."""
     tasks = list(course_tasks().values())
     found, tallies = class_marks(tasks)
     back = (("/teach/", "← The class"),)  # not in ``grade``'s own overview, a file among files
-    page = class_html(found, tallies, tasks, f"live from the portal: {counted_in_words()}", back)
+    names = {username: name for username, (name, _) in roster_people().items() if name}
+    page = class_html(found, tallies, tasks, f"live from the portal: {counted_in_words()}", back, names)
     response = HttpResponse(page, content_type="text/html; charset=utf-8")
     response["Content-Security-Policy"] = REPORT_POLICY
     return response
@@ -203,9 +205,10 @@ def queue(request):
 @require_http_methods(["GET", "POST"])
 @staff_required
 def regrade(request, task_id: str):
-    """Two steps, as no script may ask: a GET (or a POST without ``confirm``) shows how many latest
-    submissions a regrade of the task would queue, with the button that POSTs ``confirm``; that POST
-    grades every student's latest submission of the task again, then back to the instructor's page."""
+    """Two steps, as no script may ask: a GET (or a POST without ``confirm``) shows how many
+    submissions a regrade of the task would queue (each student's latest; under "best", every
+    graded one too), with the button that POSTs ``confirm``; that POST grades them again, then
+    back to the instructor's page."""
     tasks = course_tasks()
     if task_id not in tasks:
         raise Http404("no such task")
@@ -213,20 +216,23 @@ def regrade(request, task_id: str):
         queued = regrade_task(task_id)
         messages.success(
             request,
-            f"{task_id}: {plural(queued, 'latest submission')} queued for grading again (old results stay until then).",
+            f"{task_id}: {regrade_words(queued)} queued for grading again (old results stay until then).",
         )
         return redirect("teach")
-    count = len(latest_ids(task_id))
-    context = {"task": tasks[task_id], "count": count, "said": plural(count, "latest submission")}
+    count = len(regrade_ids(task_id))
+    best = marks_from() == BEST
+    which = "every graded one of each student, as the best counts" if best else "each student's latest"
+    context = {"task": tasks[task_id], "count": count, "said": regrade_words(count), "which": which}
     return render(request, "web/regrade.html", context)
 
 
 @staff_required
 def gradebook(request):
-    """The gradebook CSV of everyone's latest (or best) graded submissions, as ``grade`` writes it."""
+    """The gradebook CSV of everyone's latest (or best) graded submissions, as ``grade`` writes it,
+    with the roster's ``name`` and ``email`` as its last two columns."""
     tasks = list(course_tasks().values())
     found, _ = class_marks(tasks)
-    response = HttpResponse(gradebook_csv(found, tasks), content_type="text/csv; charset=utf-8")
+    response = HttpResponse(gradebook_csv(found, tasks, roster_people()), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="gradebook.csv"'
     return response
 
