@@ -154,6 +154,7 @@ def test_a_student_signs_in_hands_in_and_reads_the_report(site, browser, size, t
     fits(browser)
     browser.find_element("css selector", "a[href='/tasks/nim_sum/']").click()
     fits(browser)
+    whole_words(browser)  # the exercise's statement too
     if phone:  # pasted: a wrong answer, to see the cases (hidden ones by name and hint only)
         text = mutate("nim_sum", "total = total ^ row", "total = total + row")
         browser.execute_script("document.getElementById('id_text').value = arguments[0]", text)

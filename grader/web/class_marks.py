@@ -21,11 +21,13 @@ from grader.web.policies import marks_from
 from grader.web.row_records import row_result
 
 
-def counted_done(best: bool = False) -> Dict[Tuple[str, str], Submission]:
+def counted_done(best: bool = False, student=None) -> Dict[Tuple[str, str], Submission]:
     """Each student's latest graded submission of each task, by (username, task); with ``best``,
-    the one with the highest score (the later of equal ones)."""
+    the one with the highest score (the later of equal ones). With ``student``, theirs only."""
     chosen: Dict[Tuple[str, str], Submission] = {}
-    rows = Submission.objects.filter(status=DONE).select_related("student").defer("data", "report").order_by("id")
+    rows = Submission.objects.filter(status=DONE)
+    rows = rows if student is None else rows.filter(student=student)
+    rows = rows.select_related("student").defer("data", "report").order_by("id")
     for row in rows:
         key = (row.student.username, row.task)
         if not best or key not in chosen or (row.score or 0.0) >= (chosen[key].score or 0.0):

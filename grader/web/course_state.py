@@ -6,17 +6,20 @@ course from loading (a case file broken while the portal runs) keeps the last go
 and graded; the problem, with its file, line and what is wrong, is kept beside it for ``/teach/``
 (``course_problem``) and written once to the error log. When the course never loaded in this
 process, ``course_tasks`` raises ``CourseUnavailable`` (the API answers a JSON 503, the pages a
-plain 503 page: ``failures``).
+plain 503 page: ``failures``). The tasks in the handout's order (``handout_order``) and a task's
+statement (``exercise_statement``) are read from the stubs.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import logging
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from django.apps import apps
 from django.conf import settings
@@ -131,3 +134,28 @@ def course_problem() -> Optional[CourseProblem]:
 def cases_fingerprint(task: Task) -> str:
     """The case set a submission is graded against (a regrade after a change gets a new one)."""
     return hashlib.sha256(repr(task.cases).encode()).hexdigest()
+
+
+def exercise_statement(task_id: str) -> str:
+    """The module docstring of a task's stub (``exercises/<task>.py``): the exercise as the handout
+    states it, or "" when there is no stub or it has none."""
+    try:
+        text = course().exercise(task_id).read_text(encoding="utf-8")
+        return ast.get_docstring(ast.parse(text)) or ""
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return ""
+
+
+def exercise_number(task_id: str) -> Optional[int]:
+    """The number the handout gives a task ("Exercise 6 of the Nim lab: ..." on its stub's first
+    docstring line), or None."""
+    found = re.match(r"\s*Exercise\s+(\d+)\b", exercise_statement(task_id).partition("\n")[0])
+    return int(found.group(1)) if found else None
+
+
+def handout_order(tasks: Dict[str, Task]) -> List[Task]:
+    """``tasks`` (``course_tasks()``, in task id order) in the handout's order: by the number on
+    each stub's first docstring line, the tasks without one after them in the course's order."""
+    numbered = {task_id: exercise_number(task_id) for task_id in tasks}
+    ranked = sorted(enumerate(tasks), key=lambda pair: (numbered[pair[1]] is None, numbered[pair[1]] or 0, pair[0]))
+    return [tasks[task_id] for _, task_id in ranked]

@@ -5,6 +5,9 @@ only their own submissions (another's, or one that does not exist, is 404); inst
 Handing in goes through ``handin.hand_in``, as the API's POST does, and answers with the task page
 and a sentence (the status code the API would give), the text the student pasted kept in the form.
 A submission still owed grading refreshes itself every 2 s (a meta refresh: no script).
+The exercises are listed in the handout's order; each says which submission's marks count (the
+course's rule, ``counted_done``'s choice) and the task page says so too, with the statement.
+A submission's page shows its file with line numbers (up to ``SHOWN_LINES`` lines).
 """
 
 from __future__ import annotations
@@ -16,10 +19,14 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from grader.model import Verdict
-from grader.web.course_state import course_tasks
+from grader.safe_text import plural
+from grader.web.class_marks import counted_done
+from grader.web.course_state import course_tasks, exercise_statement, handout_order
 from grader.web.handin import hand_in, read_upload
-from grader.web.models import DONE, ERROR, Submission
-from grader.web.policies import limits_in_words
+from grader.web.models import BEST, DONE, ERROR, LATEST, Submission, TaskPolicy
+from grader.web.policies import limits_in_words, marks_from
+
+SHOWN_LINES = 2000  # a handed-in file longer than this is shown cut on its page (the file link has it all)
 
 
 def visible(user, queryset=None):
@@ -68,9 +75,31 @@ def line(row, number=None) -> dict:
     }
 
 
+def counted(student) -> dict:
+    """Per task id, the student's submission whose marks count, as ``counted_done`` picks it for
+    the course's rule: ``{"counts": line, "better": line or None}``, ``better`` being, under
+    "latest", an earlier graded one that scored more."""
+    rule = marks_from()
+    chosen = {task: row for (_, task), row in counted_done(best=rule == BEST, student=student).items()}
+    best = {task: row for (_, task), row in counted_done(best=True, student=student).items()} if rule == LATEST else {}
+    numbered = numbers([*chosen.values(), *best.values()])
+    said = {}
+    for task_id, row in chosen.items():
+        top = best.get(task_id)
+        higher = top is not None and (top.score or 0.0) > (row.score or 0.0)
+        better = line(top, numbered[top.id]) if higher else None
+        said[task_id] = {"counts": line(row, numbered[row.id]), "better": better}
+    return said
+
+
+def rule_in_words() -> str:
+    return f"Your {marks_from()} graded submission counts"
+
+
 @login_required
 def home(request):
-    """Every task with the student's latest status and best score."""
+    """Every task in the handout's order, with its deadline and points, the student's latest status,
+    best score and the submission that counts."""
     if request.user.is_staff:
         return redirect("teach")
     tasks = course_tasks()
@@ -81,15 +110,20 @@ def home(request):
         count[row.task] = count.get(row.task, 0) + 1
         if row.status == DONE and row.score is not None and row.score >= best.get(row.task, -1.0):
             best[row.task] = row.score
+    deadlines = dict(TaskPolicy.objects.filter(deadline__isnull=False).values_list("task", "deadline"))
+    counts = counted(request.user)
     entries = [
         {
+            "number": index,
             "task": task,
+            "deadline": deadlines.get(task.id),
             "latest": line(latest[task.id], count[task.id]) if task.id in latest else None,
             "best": best.get(task.id),
+            "counts": counts.get(task.id),
         }
-        for task in tasks.values()
+        for index, task in enumerate(handout_order(tasks), 1)
     ]
-    return render(request, "web/home.html", {"entries": entries})
+    return render(request, "web/home.html", {"entries": entries, "rule": rule_in_words()})
 
 
 def _pasted(request):
@@ -119,8 +153,14 @@ def task(request, task_id: str):
             pasted = request.POST.get("text", "")
     history = Submission.objects.filter(student=request.user, task=task_id).defer("data", "report").order_by("-id")
     history = list(history)
+    cases = tasks[task_id].cases
+    hidden = sum(1 for case in cases if case.hidden)
     context = {
         "task": tasks[task_id],
+        "statement": exercise_statement(task_id),
+        "cases": f"{plural(len(cases), 'case')}: {len(cases) - hidden} public, {hidden} hidden",
+        "counts": counted(request.user).get(task_id),
+        "rule": rule_in_words(),
         "history": [line(row, len(history) - index) for index, row in enumerate(history)],
         "problem": problem,
         "pasted": pasted,
@@ -146,8 +186,16 @@ def submission(request, number: int):
         "cases": [dict(case, label=verdict_label(case["verdict"])) for case in row.results or ()]
         if row.status == DONE
         else None,
+        "source": source_lines(bytes(row.data)),
     }
     return render(request, "web/submission.html", context)
+
+
+def source_lines(data: bytes) -> dict:
+    """A handed-in file as numbered lines to show (its first ``SHOWN_LINES``), and how many it has."""
+    text = data.decode("utf-8", errors="replace")
+    lines = text.splitlines()
+    return {"lines": list(enumerate(lines[:SHOWN_LINES], 1)), "total": len(lines), "cut": len(lines) > SHOWN_LINES}
 
 
 @login_required
