@@ -101,7 +101,8 @@ class FakePortal:
                         self._json(400, {"detail": "unknown task"})
                         return
                     number = str(len(portal.posts()))
-                    self._json(202, {"id": int(number), "status": "queued", "url": f"/api/submissions/{number}"})
+                    answer = {"id": int(number), "status": "queued", "url": f"/api/submissions/{number}"}
+                    self._json(202, {**answer, "late": portal.late})
                 elif method == "GET" and self.path.startswith("/api/submissions/"):
                     number = self.path.rsplit("/", 1)[1]
                     portal.gets[number] = portal.gets.get(number, 0) + 1
@@ -235,6 +236,22 @@ def test_without_wait_prints_the_submission_and_its_url_and_does_not_wait(portal
     ]
     assert "/api/" not in out
     assert portal.gets == {}
+
+
+def test_without_wait_a_late_hand_in_says_so_at_once(portal, run, nim_sum):
+    portal.late = True
+    code, out, _ = run(nim_sum, "--server", portal.url, "--token", TOKEN)
+    assert code == 0
+    page = f"{portal.url}/submissions/1/"
+    assert out == f"{nim_sum}: handed in as nim_sum, submission 1 (queued, late: after the deadline): {page}\n"
+
+
+def test_a_file_the_portal_refuses_gets_the_portals_own_sentence(portal, run, nim_sum):
+    refusal = "This file defines make_move, the function of make_move.py, and none of nim_sum's: \x1b[31mwrong file?"
+    portal.answer("POST", "/api/submissions", 400, {"error": refusal})
+    code, out, err = run(nim_sum, "--server", portal.url, "--token", TOKEN)
+    assert code == 2 and out == ""
+    assert "nim_sum.py: the portal refused it: This file defines make_move" in err and "\x1b" not in err
 
 
 def test_the_token_comes_from_the_environment_and_travels_only_in_the_header(portal, run, nim_sum, monkeypatch):

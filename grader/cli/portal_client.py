@@ -30,6 +30,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from grader.errors import GraderError, UsageError
 from grader.model import Verdict
+from grader.safe_text import for_terminal
 from grader.submission.files import MAX_SOURCE_BYTES
 
 # An answer of the API is a few kB (a submission with every case's message); more is not the portal.
@@ -58,11 +59,13 @@ class Portal:
 
 @dataclass(frozen=True)
 class HandedIn:
-    """The portal's answer to a file handed in: the submission's id, status and API URL."""
+    """The portal's answer to a file handed in: the submission's id, status and API URL, and
+    whether it came after the task's deadline."""
 
     id: str
     status: str
     api_url: str
+    late: bool = False
 
 
 @dataclass(frozen=True)
@@ -212,7 +215,7 @@ class PortalClient:
         if not isinstance(answer, dict) or not _is_id(answer.get("id")) or answer.get("status") not in STATUSES:
             raise self._junk("a submission without an id or a status")
         submission_id = str(answer["id"])
-        return HandedIn(submission_id, answer["status"], self.submission_url(submission_id))
+        return HandedIn(submission_id, answer["status"], self.submission_url(submission_id), answer.get("late") is True)
 
     def submission(self, submission_id: str) -> SubmissionState:
         """``GET /api/submissions/ID``: where the submission is, and its results once done."""
@@ -253,6 +256,9 @@ class PortalClient:
                 return json.loads(data.decode("utf-8"))
             except (ValueError, RecursionError):  # not UTF-8, not JSON, or nested beyond what Python parses
                 raise self._junk("not JSON") from None
+        if status == 400 and 400 in answers:
+            said = _error_sentence(data)  # the portal's own words: why it refused the file (not text, another task's)
+            raise PortalError(f"the portal refused it: {said}" if said else answers[status])
         if status in answers:
             raise PortalError(answers[status])
         raise PortalError(self._status_sentence(status, headers))
@@ -396,3 +402,13 @@ def _is_case(case: Any) -> bool:
         and case.get("verdict") in _VERDICTS
         and isinstance(case.get("message"), (str, type(None)))
     )
+
+
+def _error_sentence(data: bytes) -> str:
+    """The ``error`` sentence of a JSON refusal, made safe for a terminal and kept short ("" for none)."""
+    try:
+        answer = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return ""
+    said = answer.get("error") if isinstance(answer, dict) else None
+    return for_terminal(said[:500]) if isinstance(said, str) and said.strip() else ""

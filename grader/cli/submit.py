@@ -114,7 +114,8 @@ def submit_command(args) -> int:
         handed.append((item, submission))
         print(
             f"{item.shown}: handed in as {for_terminal(item.task)}, submission {for_terminal(submission.id)} "
-            f"({submission.status}): {for_terminal(client.submission_page(submission.id))}",
+            f"({submission.status}{', late: after the deadline' if submission.late else ''}): "
+            f"{for_terminal(client.submission_page(submission.id))}",
             flush=True,
         )
     if not args.wait:

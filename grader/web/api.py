@@ -178,7 +178,8 @@ def _hand_in(request):
         extra = {"Retry_After": str(outcome.retry_after)} if outcome.retry_after else {}
         return _error(outcome.status, outcome.message, **extra)
     row = outcome.row
-    return JsonResponse({"id": row.id, "status": QUEUED, "url": f"/api/submissions/{row.id}"}, status=202)
+    answer = {"id": row.id, "status": QUEUED, "url": f"/api/submissions/{row.id}", "late": row.late}
+    return JsonResponse(answer, status=202)
 
 
 @token_required
