@@ -29,13 +29,13 @@ def untouched(data: bytes, stub: Optional[bytes]) -> Tuple[str, ...]:
     () when the student wrote any of them, or either file does not parse, or there is no stub."""
     if stub is None:
         return ()
-    stub_tree, tree = _parse(stub), _parse(data)
+    stub_tree, tree = parse_source(stub), parse_source(data)
     if stub_tree is None or tree is None:
         return ()
-    to_write = {name: body for name, body in _functions(stub_tree).items() if _is_empty(body)}
+    to_write = {name: body for name, body in top_functions(stub_tree).items() if is_left_to_write(body)}
     if not to_write:
         return ()
-    theirs = _functions(tree)
+    theirs = top_functions(tree)
     bound = _bound_names(tree)
     for name in to_write:
         if name not in theirs or bound.count(name) != 1 or not _is_unwritten(theirs[name]):
@@ -57,14 +57,14 @@ def stub_message(functions: Sequence[str]) -> str:
     )
 
 
-def _parse(data: bytes) -> Optional[ast.Module]:
+def parse_source(data: bytes) -> Optional[ast.Module]:
     try:
         return ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
 
-def _functions(tree: ast.Module) -> Dict[str, List[ast.stmt]]:
+def top_functions(tree: ast.Module) -> Dict[str, List[ast.stmt]]:
     """Each top-level function's body without its docstring, by name (the last definition wins)."""
     found = {}
     for node in tree.body:
@@ -76,7 +76,7 @@ def _functions(tree: ast.Module) -> Dict[str, List[ast.stmt]]:
     return found
 
 
-def _is_empty(body: Sequence[ast.stmt]) -> bool:
+def is_left_to_write(body: Sequence[ast.stmt]) -> bool:
     """A body left for the student to write: only ``pass`` or ``...``."""
     return bool(body) and all(
         isinstance(s, ast.Pass) or (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)) for s in body

@@ -31,7 +31,7 @@ import re
 from functools import lru_cache
 from typing import Dict, FrozenSet, Iterable, Mapping, Optional, Sequence, Set, Tuple
 
-from grader.submission.stubs import _functions, _is_empty, _parse
+from grader.submission.stubs import is_left_to_write, parse_source, top_functions
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 # The first bytes of files that are not Python, and what to call them. The first group never
@@ -132,7 +132,7 @@ def another_tasks_file(data: bytes, task_id: str, stubs: Mapping[str, bytes]) ->
     sentence that names them and says where the file goes; None otherwise."""
     functions = dict(_task_functions(tuple(sorted(stubs.items()))))
     own = functions.get(task_id)
-    tree = _parse(data)
+    tree = parse_source(data)
     if not own or tree is None:
         return None
     defined = defined_names(tree)
@@ -163,9 +163,9 @@ def _task_functions(stubs: Tuple[Tuple[str, bytes], ...]) -> Tuple[Tuple[str, Tu
     defines; never one every stub defines. A stub that does not parse gives none."""
     parsed = {}
     for task_id, stub in stubs:
-        tree = _parse(stub)
+        tree = parse_source(stub)
         if tree is not None:
-            parsed[task_id] = _functions(tree)
+            parsed[task_id] = top_functions(tree)
     everywhere: Set[str] = set.intersection(*(set(f) for f in parsed.values())) if len(parsed) > 1 else set()
     found = []
     for task_id, defined in parsed.items():
@@ -173,7 +173,7 @@ def _task_functions(stubs: Tuple[Tuple[str, bytes], ...]) -> Tuple[Tuple[str, Tu
         names = tuple(
             name
             for name, body in defined.items()
-            if name not in everywhere and (_is_empty(body) or name not in elsewhere)
+            if name not in everywhere and (is_left_to_write(body) or name not in elsewhere)
         )
         found.append((task_id, names))
     return tuple(found)
