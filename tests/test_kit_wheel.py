@@ -147,7 +147,10 @@ def _fresh_environment(folder: Path) -> Path:
 def test_the_wheel_installed_alone_checks_in_the_kit_against_its_public_cases_only(wheel_kit, course, tmp_path):
     kit = Path(shutil.copytree(wheel_kit, tmp_path / "kit"))
     python = _fresh_environment(tmp_path / "venv")
+    # --ignore-installed: the dependencies' folder (on the venv's path by the .pth file) may hold the
+    # grader too (tox installs it there), and the wheel must land in the venv all the same
     install = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-index", "--no-deps"]
+    install.append("--ignore-installed")
     installed = subprocess.run(
         [*install, "--disable-pip-version-check", "-q", str(the_wheel(kit))], capture_output=True, text=True
     )

@@ -18,7 +18,6 @@ import ipaddress
 import json
 import math
 import re
-import secrets
 import socket
 import ssl
 import time
@@ -26,8 +25,9 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
+from grader.cli.multipart_form import multipart
 from grader.errors import GraderError, UsageError
 from grader.model import Verdict
 from grader.safe_text import for_terminal
@@ -136,32 +136,6 @@ def checked_token(token: Optional[str]) -> str:
             "copy it again exactly as your instructor gave it."
         )
     return token
-
-
-def multipart(fields: Mapping[str, str], file_field: str, filename: str, data: bytes) -> Tuple[str, bytes]:
-    """A ``multipart/form-data`` body of the text ``fields`` and one file, and its Content-Type.
-
-    The file's bytes go in as they are; the boundary is random and checked not to occur in them.
-    """
-    boundary = f"nim-grader-{secrets.token_hex(16)}"
-    while boundary.encode("ascii") in data:
-        boundary = f"nim-grader-{secrets.token_hex(16)}"
-    parts = []
-    for name, value in fields.items():
-        head = f'--{boundary}\r\nContent-Disposition: form-data; name="{_quoted(name)}"\r\n\r\n'
-        parts.append(head.encode("utf-8", "replace") + value.encode("utf-8", "replace") + b"\r\n")
-    head = (
-        f'--{boundary}\r\nContent-Disposition: form-data; name="{_quoted(file_field)}"; '
-        f'filename="{_quoted(filename)}"\r\nContent-Type: application/octet-stream\r\n\r\n'
-    )
-    parts.append(head.encode("utf-8", "replace") + data + b"\r\n")
-    parts.append(f"--{boundary}--\r\n".encode("ascii"))
-    return f"multipart/form-data; boundary={boundary}", b"".join(parts)
-
-
-def _quoted(name: str) -> str:
-    # As browsers write a name in a form's header: a quote or a line break would end it early.
-    return name.replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
 
 
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
