@@ -130,7 +130,11 @@ def _fresh_environment(folder: Path) -> Path:
     missing = [name for name in DEPENDENCIES if importlib.util.find_spec(name) is None]
     if missing:
         pytest.skip(f"this interpreter lacks the grader's dependencies {missing}")
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True, timeout=60)
+    # made by the base interpreter: a venv made from a venv names that venv as its home on Python 3.9,
+    # and the sandbox then finds no standard library to show the student's program
+    base = Path(sys.base_prefix) / ("python.exe" if os.name == "nt" else "bin/python3")
+    maker = str(base) if base.is_file() else sys.executable
+    subprocess.run([maker, "-m", "venv", "--without-pip", str(folder)], check=True, timeout=60)
     python = folder / ("Scripts" if os.name == "nt" else "bin") / "python"
     site = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
