@@ -14,7 +14,7 @@ django = pytest.importorskip("django", reason="the portal needs the web extra (D
 if sys.version_info < (3, 10):
     pytest.skip("the portal needs Python 3.10 or later", allow_module_level=True)
 
-from portal_client import api_hand_in, signed_in  # noqa: E402
+from portal_client import api_hand_in, clear_portal, set_up_portal, signed_in  # noqa: E402
 from support import PROJECT, grade_portal_queue, mutate, solution  # noqa: E402
 
 WRONG = mutate("nim_sum", "total = total ^ row", "total = total + row")
@@ -22,24 +22,16 @@ WRONG = mutate("nim_sum", "total = total ^ row", "total = total + row")
 
 @pytest.fixture(scope="module")
 def roster(tmp_path_factory, portal_database):
-    from grader.web.server import prepare
-
-    prepare(tmp_path_factory.mktemp("portal-data"), PROJECT, portal_database.url)
-    from grader.web import roster as accounts
-    from grader.web.models import FirstSignIn
-
-    path = tmp_path_factory.mktemp("roster") / "roster.csv"
-    path.write_text("username,role\nann,student\nben,student\nteach,instructor\n")
-    accounts.import_roster(path)
-    FirstSignIn.objects.all().delete()  # these have chosen their password already
+    set_up_portal(
+        tmp_path_factory.mktemp("portal"),
+        portal_database.url,
+        "username,role\nann,student\nben,student\nteach,instructor\n",
+    )
 
 
 @pytest.fixture(autouse=True)
 def fresh(roster):
-    from grader.web.models import Submission, TaskPolicy
-
-    Submission.objects.all().delete()
-    TaskPolicy.objects.all().delete()
+    clear_portal()
 
 
 def hrefs(page: str) -> list:

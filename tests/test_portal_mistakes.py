@@ -13,8 +13,8 @@ django = pytest.importorskip("django", reason="the portal needs the web extra (D
 if sys.version_info < (3, 10):
     pytest.skip("the portal needs Python 3.10 or later", allow_module_level=True)
 
-from portal_client import api_get, api_hand_in, signed_in  # noqa: E402
-from support import PROJECT, grade_portal_queue, mutate, solution  # noqa: E402
+from portal_client import api_get, api_hand_in, clear_portal, set_up_portal, signed_in  # noqa: E402
+from support import grade_portal_queue, mutate, solution  # noqa: E402
 
 ADDS = mutate("nim_sum", "total = total ^ row", "total = total + row")
 # in the instructor's words (the header's "# Mistake:"), and in the student's ("# student-says:")
@@ -24,26 +24,16 @@ STUDENT_WORDS = "the rows are added up with + instead of XOR-ed"
 
 @pytest.fixture(scope="module")
 def roster(tmp_path_factory, portal_database):
-    from grader.web.server import prepare
-
-    prepare(tmp_path_factory.mktemp("portal-data"), PROJECT, portal_database.url)
-    from grader.web import roster as accounts
-
-    path = tmp_path_factory.mktemp("roster") / "roster.csv"
-    path.write_text("username,role\nann,student\nben,student\ncy,student\nteach,instructor\n")
-    accounts.import_roster(path)
-    from grader.web.models import FirstSignIn
-
-    FirstSignIn.objects.all().delete()  # every password chosen: no page leads to the password change
+    set_up_portal(
+        tmp_path_factory.mktemp("portal"),
+        portal_database.url,
+        "username,role\nann,student\nben,student\ncy,student\nteach,instructor\n",
+    )
 
 
 @pytest.fixture(autouse=True)
 def fresh(roster):
-    from grader.web.models import CourseSetting, Submission, TaskPolicy
-
-    Submission.objects.all().delete()
-    TaskPolicy.objects.all().delete()  # (the database is the process's: no limits left by another module)
-    CourseSetting.objects.all().delete()
+    clear_portal()
 
 
 def common_mistakes_section(page: str) -> str:
