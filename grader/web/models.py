@@ -47,6 +47,8 @@ class Submission(models.Model):
     # the task record (``report/records.py``) every mark and export of this row is read from
     record = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
+    # the student chose this one to count for the task (where the course lets students choose)
+    chosen = models.BooleanField(default=False)
 
     class Meta:
         indexes = [models.Index(fields=["pending", "claimed_at", "id"]), models.Index(fields=["student", "task", "id"])]
@@ -68,6 +70,26 @@ class ApiToken(models.Model):
         return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+ACCEPT, PENALTY, NOT_COUNTED = "accept", "penalty", "not_counted"
+LATE_RULES = [
+    (ACCEPT, "late work counts in full"),
+    (PENALTY, "late work loses a share of its points"),
+    (NOT_COUNTED, "late work is graded but does not count"),
+]
+
+
+class SubmissionFile(models.Model):
+    """Another exercise file handed in with a submission (``working_game.py`` with its ``ui.py``...):
+    graded together with the submission's own file, in place of the student's earlier hand-ins."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="companions")
+    name = models.CharField(max_length=255)  # "<task>.py" of a task the submission's task uses
+    data = models.BinaryField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["submission", "name"], name="one_file_per_name")]
+
+
 class TaskPolicy(models.Model):
     """How often a task may be handed in, and until when it counts as on time."""
 
@@ -75,10 +97,16 @@ class TaskPolicy(models.Model):
     min_interval_s = models.PositiveIntegerField(default=0)  # between two submissions of one student
     max_count = models.PositiveIntegerField(null=True, blank=True)  # per student; None: no limit
     deadline = models.DateTimeField(null=True, blank=True)  # later ones are graded and marked late
+    late_rule = models.CharField(max_length=12, choices=LATE_RULES, default=ACCEPT)
+    late_penalty = models.PositiveSmallIntegerField(default=0)  # percent of a late submission's points taken
 
 
-LATEST, BEST = "latest", "best"
-MARKS_FROM = [(LATEST, "each student's latest graded submission"), (BEST, "each student's best graded submission")]
+LATEST, BEST, CHOSEN = "latest", "best", "chosen"
+MARKS_FROM = [
+    (LATEST, "each student's latest graded submission"),
+    (BEST, "each student's best graded submission"),
+    (CHOSEN, "the graded submission each student chose (their latest until they choose)"),
+]
 
 
 # Submissions of one student that may wait to be graded (queued or being graded) at once, unless
@@ -94,6 +122,34 @@ class CourseSetting(models.Model):
 
     marks_from = models.CharField(max_length=8, choices=MARKS_FROM, default=LATEST)
     max_waiting = models.PositiveIntegerField(default=MAX_WAITING)
+
+
+class Extension(models.Model):
+    """A student's own deadline for a task, in place of the task's: their hand-ins are late only after it."""
+
+    student = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="extensions")
+    task = models.CharField(max_length=64)
+    deadline = models.DateTimeField()
+    granted_by = models.CharField(max_length=150, blank=True)
+    granted_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["student", "task"], name="one_extension_per_task")]
+
+
+class Adjustment(models.Model):
+    """An instructor's change to a student's counted points on a task, with the comment the student
+    reads: added to whatever submission counts (the task's points stay between 0 and its total)."""
+
+    student = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="adjustments")
+    task = models.CharField(max_length=64)
+    points = models.FloatField()
+    comment = models.TextField()
+    made_by = models.CharField(max_length=150, blank=True)
+    made_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["student", "task"], name="one_adjustment_per_task")]
 
 
 class FirstSignIn(models.Model):
