@@ -8,8 +8,9 @@ item analysis, overview) are made from these small values.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
+from grader.counting import Standing
 from grader.model import TaskResult, Verdict
 
 
@@ -33,6 +34,14 @@ class TaskMark:
     cases: int
     missing: bool = False  # the file was not handed in
     mistake: str = ""  # the known mistake its answers match, in the instructor's words ("" for none)
+    graded: Optional[float] = None  # the graded points, when a late rule or an adjustment changed them
+    late: str = ""  # "" on time; "late", "late -20 %" or "late, not counted" (the portal's late rule)
+    adjustment: str = ""  # an instructor's adjustment, "+3: comment" ("" for none)
+
+    @property
+    def changed(self) -> str:
+        """What made ``score`` differ from the graded points, in words ("" when nothing did)."""
+        return "; ".join(part for part in (self.late, f"adjusted {self.adjustment}" if self.adjustment else "") if part)
 
 
 @dataclass(frozen=True)
@@ -77,23 +86,38 @@ class CaseTally:
         return self.passed / self.students if self.students else 0.0
 
 
-def marks_of(student: str, results: Sequence[TaskResult]) -> StudentMarks:
-    """The marks of ``results`` (one TaskResult per task) for ``student``."""
+def marks_of(
+    student: str, results: Sequence[TaskResult], standings: Optional[Mapping[str, Standing]] = None
+) -> StudentMarks:
+    """The marks of ``results`` (one TaskResult per task) for ``student``; ``standings`` (by task
+    id, the portal's: ``counting``) are the late rule and adjustment each task's points go through
+    (none: the graded points, as ``grade`` gives them)."""
+    standings = standings or {}
     return StudentMarks(
-        student=student,
-        tasks=tuple(
-            TaskMark(
-                task=r.task.id,
-                verdict=r.verdict,
-                score=r.score,
-                max_score=r.max_score,
-                failed=sum(1 for c in r.cases if not c.accepted),
-                cases=len(r.cases),
-                missing=not r.handed_in,
-                mistake=r.mistake.instructor_text if r.mistake else "",
-            )
-            for r in results
-        ),
+        student=student, tasks=tuple(_task_mark(r, standings.get(r.task.id, Standing())) for r in results)
+    )
+
+
+def _task_mark(result: TaskResult, standing: Standing) -> TaskMark:
+    score = standing.counted(result.score, result.max_score)
+    late = ""
+    if standing.late_only:
+        late = "late, not counted"
+    elif standing.late:
+        late = f"late -{standing.rule.percent} %" if standing.late_points(result.score) else "late"
+    adjusted = standing.adjusted
+    return TaskMark(
+        task=result.task.id,
+        verdict=result.verdict,
+        score=score,
+        max_score=result.max_score,
+        failed=sum(1 for c in result.cases if not c.accepted),
+        cases=len(result.cases),
+        missing=not result.handed_in and not standing.late_only,
+        mistake=result.mistake.instructor_text if result.mistake else "",
+        graded=result.score if score != result.score or late or adjusted else None,
+        late=late,
+        adjustment=f"{adjusted.points:+g}: {adjusted.comment}" if adjusted is not None else "",
     )
 
 

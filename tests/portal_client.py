@@ -68,9 +68,12 @@ def set_up_portal(folder, database_url, roster_csv: str) -> None:
 
 
 def clear_portal() -> None:
-    """Nothing left in the process's database by another test: no submission, limit or setting."""
-    from grader.web.models import CourseSetting, Submission, TaskPolicy
+    """Nothing left in the process's database by another test: no submission, limit, setting,
+    extension or adjustment."""
+    from grader.web.models import Adjustment, CourseSetting, Extension, Submission, TaskPolicy
 
+    Adjustment.objects.all().delete()
+    Extension.objects.all().delete()
     Submission.objects.all().delete()
     TaskPolicy.objects.all().delete()
     CourseSetting.objects.all().delete()

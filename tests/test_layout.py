@@ -10,7 +10,7 @@ from typing import Dict, Set
 PACKAGE = Path(__file__).resolve().parent.parent / "grader"
 # From the bottom up; a package may import its own modules and those of any package below it.
 FLOORS = (
-    ("model", "errors", "safe_text", "marks"),
+    ("model", "errors", "safe_text", "marks", "counting"),
     ("submission", "run", "check"),
     ("nim",),
     ("course",),

@@ -123,17 +123,22 @@ def test_a_maximum_count_set_on_the_page_refuses_the_one_too_many_with_its_sente
     assert policy()[1] is None and api_hand_in(tokens, "ann", "nim_sum", "print(0)").status_code == 202
 
 
-def test_a_deadline_in_the_past_marks_new_submissions_late_and_the_history_says_so(tokens):
+def test_a_deadline_in_the_past_marks_submissions_after_it_late_and_the_history_says_so(tokens):
     from datetime import datetime, timezone
 
     teach = signed_in("teach")
     ann = signed_in("ann")
-    on_time = page_hand_in(ann, "nim_sum", "print(0)")
-    assert set_limits(teach, deadline="2020-01-31 23:59").status_code == 302
+    earlier = page_hand_in(ann, "nim_sum", "print(0)")
+    assert "(late)" not in ann.get(earlier["Location"]).content.decode()
+    saved = set_limits(teach, deadline="2020-01-31 23:59")
+    assert saved.status_code == 302
+    # handed in after the deadline set since: late now too, and the instructor is told so
+    assert re.search(r"\d+ submissions? (is|are) now late\.", teach.get("/teach/").content.decode())
     assert policy()[2] == datetime(2020, 1, 31, 23, 59, tzinfo=timezone.utc)
     assert 'value="2020-01-31 23:59"' in teach.get("/teach/").content.decode()
     page = ann.get("/tasks/nim_sum/").content.decode()
-    assert "Deadline: 2020-01-31 23:59 UTC; later submissions are graded and marked late." in page
+    said = "Deadline: 2020-01-31 23:59 UTC; later submissions are graded and marked late (late work counts in full)."
+    assert said in page
     late_page = page_hand_in(ann, "nim_sum", "print(1)")
     late_api = api_hand_in(tokens, "ann", "nim_sum", "print(2)")
     assert late_api.status_code == 202
@@ -141,11 +146,12 @@ def test_a_deadline_in_the_past_marks_new_submissions_late_and_the_history_says_
     assert shown.json()["late"] is True
     history = ann.get("/tasks/nim_sum/").content.decode().split("Your submissions")[1]
     rows = history.split("<tr>")[2:]
-    assert len(rows) == 3 and ["late" in row for row in rows] == [True, True, False]  # newest first
+    assert len(rows) == 3 and ["late" in row for row in rows] == [True, True, True]  # newest first
     assert "(late)" in ann.get(late_page["Location"]).content.decode()
-    assert "(late)" not in ann.get(on_time["Location"]).content.decode()
     assert set_limits(teach, deadline="2099-06-01T12:00").status_code == 302  # a browser's datetime-local
     assert policy()[2] == datetime(2099, 6, 1, 12, 0, tzinfo=timezone.utc)
+    assert re.search(r"\d+ submissions are no longer late\.", teach.get("/teach/").content.decode())
+    assert "(late)" not in ann.get(late_page["Location"]).content.decode()
     on_time_again = page_hand_in(ann, "nim_sum", "print(3)")
     assert "(late)" not in ann.get(on_time_again["Location"]).content.decode()
 

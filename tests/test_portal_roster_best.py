@@ -121,7 +121,7 @@ def test_the_roster_keeps_names_and_emails_and_a_reimport_updates_them(roster_fi
         accounts.import_roster(roster_file)
 
 
-def test_the_portals_gradebooks_end_with_name_and_email_and_grades_has_neither():
+def test_the_portals_gradebooks_end_with_name_email_late_and_adjustments_and_grades_has_none():
     from grader.marks import StudentMarks
     from grader.report.exports import gradebook_csv
 
@@ -130,7 +130,7 @@ def test_the_portals_gradebooks_end_with_name_and_email_and_grades_has_neither()
     page = signed_in("teach").get("/teach/gradebook.csv").content.decode()
     assert page == api_get_text("/api/gradebook.csv")
     header, *rows = list(csv.reader(io.StringIO(page)))
-    assert header[0] == "student" and header[-3:] == ["not_handed_in", "name", "email"]
+    assert header[0] == "student" and header[-5:] == ["not_handed_in", "name", "email", "late", "adjustments"]
     by_name = {row[0]: dict(zip(header, row)) for row in rows}
     assert (by_name["ann"]["name"], by_name["ann"]["email"]) == ("Ann Lee", "ann@example.org")
     assert by_name["ben"]["name"] == "'=HYPERLINK(1)" and by_name["ben"]["email"] == ""  # never a formula

@@ -55,10 +55,12 @@ def gradescope_document(tests: Sequence[GradescopeTest], score: Optional[float] 
     }
 
 
-def gradescope(results: Sequence[TaskResult]) -> dict:
+def gradescope(results: Sequence[TaskResult], marks: Optional[StudentMarks] = None) -> dict:
     """The Gradescope ``results.json`` document for one student's results: a test per case
     (``"task: case"``), and for a task not handed in one failed test worth the task
-    (``"task: not handed in"``, as the portal's export has it)."""
+    (``"task: not handed in"``, as the portal's export has it). With ``marks`` (the portal's,
+    through its late rule and adjustments: ``marks_of``), the total is theirs and the document's
+    ``output`` says, task by task, what changed the graded points."""
     tests = []
     for task in results:
         if not task.handed_in:
@@ -75,7 +77,17 @@ def gradescope(results: Sequence[TaskResult]) -> dict:
             )
             for case in task.cases
         ]
-    return gradescope_document(tests, score=sum(task.score for task in results))
+    if marks is None:
+        return gradescope_document(tests, score=sum(task.score for task in results))
+    document = gradescope_document(tests, score=marks.score)
+    changed = [
+        f"{t.task}: {plain_number(t.graded or 0, 4)} graded, {plain_number(t.score, 4)} counted ({t.changed})"
+        for t in marks.tasks
+        if t.changed
+    ]
+    if changed:
+        document["output"] = "\n".join(changed)
+    return document
 
 
 # A spreadsheet reads a cell that starts with one of these as a formula (OWASP, "CSV Injection").
@@ -102,16 +114,23 @@ def gradebook_csv(
 ) -> str:
     """One row per student, one column per task (its score), and the total (``grader-cli.md``);
     then ``not_handed_in``: the tasks with no file, space-separated (a 0 there is not a 0 earned).
-    With ``people`` (the portal's roster: username -> (name, email)), two more columns at the end,
-    ``name`` and ``email`` (empty for a student the mapping lacks); without it, none."""
+    With ``people`` (the portal's roster: username -> (name, email)), four more columns at the end,
+    ``name`` and ``email`` (empty for a student the mapping lacks), ``late`` (each task whose
+    counted work was late, with its rule: ``make_move late -20 %``) and ``adjustments`` (each
+    instructor's change with its comment: ``nim_sum +3: regraded by hand``), both ``; ``-separated;
+    without it, none."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    extra = ["name", "email"] if people is not None else []
+    extra = ["name", "email", "late", "adjustments"] if people is not None else []
     writer.writerow(_row(["student", *(task.id for task in tasks), "total", "not_handed_in", *extra]))
     for student in students:
         scores = {t.task: t.score for t in student.tasks}
         missing = {t.task for t in student.tasks if t.missing}
-        who = list(people.get(student.student, ("", ""))) if people is not None else []
+        who = []
+        if people is not None:
+            late = "; ".join(f"{t.task} {t.late}" for t in student.tasks if t.late)
+            adjusted = "; ".join(f"{t.task} {t.adjustment}" for t in student.tasks if t.adjustment)
+            who = [*people.get(student.student, ("", "")), late, adjusted]
         writer.writerow(
             _row(
                 [

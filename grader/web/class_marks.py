@@ -1,38 +1,80 @@
-"""The class as its latest (or best, as the course sets) graded submissions show it, in the grader's
-own values.
+"""The class as the course counts it: for each student and task, the graded submission that counts
+(latest, best or the student's choice, through the task's late rule) and what it counts for.
 
-In: the database's submissions, the course's tasks and its choice of marks (``policies``). Out:
-each student's ``TaskResult`` per task, read from the task records the rows keep (``row_records``;
-"not handed in" where none is graded yet, every student of the roster), then ``StudentMarks`` and
-a ``CaseTally`` per case made from them by ``grade``'s own functions, so the portal's CSV, class
-page and Gradescope zip are the same as a class run's.
+In: the database's submissions, the course's tasks, its choice of marks (``policies``), each task's
+late rule and each instructor's adjustment. Out: the submission that counts and its ``Standing``
+per student and task (``counted_work``, by ``counting.pick``, the one rule), then each student's
+``TaskResult`` per task read from the task records the rows keep (``row_records``; "not handed in"
+where none is graded yet, every student of the roster), and ``StudentMarks`` and a ``CaseTally``
+per case made from them by ``grade``'s own functions (``marks_of`` applies the standing), so the
+portal's CSV, class page, Gradescope zip and a student's own pages agree.
 """
 
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
 
 from django.contrib.auth import get_user_model
 
+from grader.counting import BEST, Adjusted, Graded, LateRule, Standing, counted_points, pick, standing
 from grader.marks import CaseTally, StudentMarks, Tallies, marks_of
 from grader.model import Task, TaskResult
-from grader.web.models import BEST, DONE, Submission
+from grader.web.models import DONE, Adjustment, Submission, TaskPolicy
 from grader.web.policies import marks_from
 from grader.web.row_records import row_result
 
 
-def counted_done(best: bool = False, student=None) -> Dict[Tuple[str, str], Submission]:
-    """Each student's latest graded submission of each task, by (username, task); with ``best``,
-    the one with the highest score (the later of equal ones). With ``student``, theirs only."""
-    chosen: Dict[Tuple[str, str], Submission] = {}
+@dataclass(frozen=True)
+class Counted:
+    """A student's task as the course counts it: the row whose result is shown (the one that
+    counts; when none may count, the latest late one; None when nothing is graded), its
+    ``Standing``, and under "latest" or "chosen" a graded row that would earn more (else None)."""
+
+    row: Optional[Submission]
+    standing: Standing
+    better: Optional[Submission] = None
+
+
+def late_rules() -> Dict[str, LateRule]:
+    """Each task's late rule, by task id (a task without a policy accepts late work)."""
+    return {p.task: LateRule(p.late_rule, p.late_penalty) for p in TaskPolicy.objects.all()}
+
+
+def adjustments(student=None) -> Dict[Tuple[str, str], Adjusted]:
+    """Every instructor's adjustment by (username, task); with ``student``, theirs only."""
+    found = Adjustment.objects.select_related("student")
+    found = found if student is None else found.filter(student=student)
+    return {(a.student.username, a.task): Adjusted(a.points, a.comment) for a in found}
+
+
+def counted_work(student=None) -> Dict[Tuple[str, str], Counted]:
+    """Every (username, task) with a graded submission or an adjustment, and how it counts; with
+    ``student``, theirs only."""
     rows = Submission.objects.filter(status=DONE)
     rows = rows if student is None else rows.filter(student=student)
-    rows = rows.select_related("student").defer("data", "report").order_by("id")
-    for row in rows:
-        key = (row.student.username, row.task)
-        if not best or key not in chosen or (row.score or 0.0) >= (chosen[key].score or 0.0):
-            chosen[key] = row
-    return chosen
+    grouped: Dict[Tuple[str, str], List[Submission]] = {}
+    for row in rows.select_related("student").defer("data", "report").order_by("id"):
+        grouped.setdefault((row.student.username, row.task), []).append(row)
+    rules, changes, choice = late_rules(), adjustments(student), marks_from()
+    found = {}
+    for key in sorted(set(grouped) | set(changes)):
+        kept = grouped.get(key, [])
+        by_id = {row.id: row for row in kept}
+        graded = [Graded(row.id, row.score or 0.0, row.late, row.chosen) for row in kept]
+        rule = rules.get(key[1], LateRule())
+        counts = pick(graded, choice, rule)
+        top = pick(graded, BEST, rule)
+        better = top if counts is not None and top is not None and top.number != counts.number else None
+        if better is not None and counted_points(better, rule) <= counted_points(counts, rule):
+            better = None
+        shown = counts if counts is not None else (graded[-1] if graded else None)
+        found[key] = Counted(
+            row=by_id[shown.number] if shown is not None else None,
+            standing=standing(graded, counts, rule, changes.get(key)),
+            better=by_id[better.number] if better is not None else None,
+        )
+    return found
 
 
 def counted_in_words() -> str:
@@ -40,13 +82,18 @@ def counted_in_words() -> str:
     return f"everyone's {marks_from()} graded submissions"
 
 
-def class_results(tasks: List[Task]) -> Dict[str, List[TaskResult]]:
+def class_results(tasks: List[Task]) -> Dict[str, Tuple[List[TaskResult], Dict[str, Standing]]]:
     """Every student's results (by name; every student of the roster, handed in or not), one per
-    task, read from the records of their latest (or best, as the course sets) graded work."""
-    latest = counted_done(best=marks_from() == BEST)
+    task, read from the records of the submissions that count, with each task's ``Standing``."""
+    counted = counted_work()
     roster = get_user_model().objects.filter(is_staff=False).values_list("username", flat=True)
-    students = sorted(set(roster) | {student for student, _ in latest})
-    return {s: [row_result(latest.get((s, task.id)), task) for task in tasks] for s in students}
+    students = sorted(set(roster) | {student for student, _ in counted})
+    found = {}
+    for name in students:
+        mine = {task.id: counted.get((name, task.id)) for task in tasks}
+        results = [row_result(mine[task.id].row if mine[task.id] else None, task) for task in tasks]
+        found[name] = (results, {task_id: c.standing for task_id, c in mine.items() if c is not None})
+    return found
 
 
 def class_marks(tasks: List[Task]) -> Tuple[List[StudentMarks], List[CaseTally]]:
@@ -55,9 +102,9 @@ def class_marks(tasks: List[Task]) -> Tuple[List[StudentMarks], List[CaseTally]]
     Gradescope zip agree with each other and with a class run."""
     tallies = Tallies()
     marks = []
-    for student, results in class_results(tasks).items():
+    for student, (results, standings) in class_results(tasks).items():
         tallies.add(results)
-        marks.append(marks_of(student, results))
+        marks.append(marks_of(student, results, standings))
     return marks, tallies.tallies()
 
 
@@ -66,3 +113,12 @@ def roster_people() -> Dict[str, Tuple[str, str]]:
     empty when the roster gave none; for the portal's gradebook columns."""
     users = get_user_model().objects.values_list("username", "first_name", "last_name", "email")
     return {username: (f"{first} {last}".strip(), email) for username, first, last, email in users}
+
+
+def student_marks(student, tasks: List[Task]) -> Tuple[StudentMarks, Dict[str, Counted]]:
+    """One student's marks, task by task as the course counts them (the same rule and records as
+    ``class_marks``), and how each task counts (by task id; a task with nothing graded is absent)."""
+    counted = {task_id: c for (_, task_id), c in counted_work(student).items()}
+    results = [row_result(counted[t.id].row if t.id in counted else None, t) for t in tasks]
+    standings = {task_id: c.standing for task_id, c in counted.items()}
+    return marks_of(student.username, results, standings), counted

@@ -32,7 +32,8 @@ from grader.safe_text import plural
 from grader.submission.files import MAX_SOURCE_BYTES
 from grader.submission.wrong_file import refusal_in_course
 from grader.web.course_state import course, course_tasks
-from grader.web.models import BEST, DONE, Submission, TaskPolicy
+from grader.web.late_work import deadline_for
+from grader.web.models import BEST, CHOSEN, DONE, LATEST, Submission, TaskPolicy
 from grader.web.policies import marks_from, max_waiting, waiting_count
 
 # When to try again after a refusal for too many waiting (a guess: a grading takes seconds).
@@ -123,9 +124,14 @@ def hand_in(student, task_id: str, data: Optional[bytes], too_large: bool = Fals
             data=data,
             sha256=Submission.digest(data),
             submitted_at=now,
-            late=bool(policy and policy.deadline and now > policy.deadline),
+            late=_late(student, task_id, policy, now),
         )
     return HandIn(row=row)
+
+
+def _late(student, task_id: str, policy, now) -> bool:
+    deadline = deadline_for(student, task_id, policy)
+    return deadline is not None and now > deadline
 
 
 def latest_ids(task_id: str) -> list:
@@ -138,17 +144,21 @@ def latest_ids(task_id: str) -> list:
 
 def regrade_ids(task_id: str) -> list:
     """The ids a regrade of ``task_id`` queues, in order: each student's latest submission; when
-    the course counts the best, every graded (done) one as well, as any may count after it."""
+    the course counts the best, every graded (done) one as well, as any may count after it; when
+    students choose, the chosen ones as well."""
     ids = set(latest_ids(task_id))
-    if marks_from() == BEST:
+    rule = marks_from()
+    if rule == BEST:
         ids.update(Submission.objects.filter(task=task_id, status=DONE).values_list("id", flat=True))
+    elif rule == CHOSEN:
+        ids.update(Submission.objects.filter(task=task_id, chosen=True).values_list("id", flat=True))
     return sorted(ids)
 
 
 def regrade_words(count: int) -> str:
     """``count`` submissions as the regrade's page and message say them: "3 latest submissions",
     or under the best, "3 submissions"."""
-    return plural(count, "submission") if marks_from() == BEST else plural(count, "latest submission")
+    return plural(count, "submission") if marks_from() != LATEST else plural(count, "latest submission")
 
 
 def regrade(task_id: str) -> int:

@@ -12,6 +12,8 @@ import hashlib
 from django.conf import settings
 from django.db import models
 
+from grader.counting import ACCEPT, BEST, CHOSEN, LATEST, NOT_COUNTED, PENALTY
+
 QUEUED, RUNNING, DONE, ERROR = "queued", "running", "done", "error"
 STATUSES = [(s, s) for s in (QUEUED, RUNNING, DONE, ERROR)]
 
@@ -70,7 +72,6 @@ class ApiToken(models.Model):
         return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-ACCEPT, PENALTY, NOT_COUNTED = "accept", "penalty", "not_counted"
 LATE_RULES = [
     (ACCEPT, "late work counts in full"),
     (PENALTY, "late work loses a share of its points"),
@@ -101,7 +102,6 @@ class TaskPolicy(models.Model):
     late_penalty = models.PositiveSmallIntegerField(default=0)  # percent of a late submission's points taken
 
 
-LATEST, BEST, CHOSEN = "latest", "best", "chosen"
 MARKS_FROM = [
     (LATEST, "each student's latest graded submission"),
     (BEST, "each student's best graded submission"),

@@ -17,8 +17,22 @@ from typing import List, Optional, Tuple, Union
 
 from django.db import transaction
 
+from grader.counting import LateRule
 from grader.safe_text import plural
-from grader.web.models import BEST, LATEST, MAX_WAITING, QUEUED, RUNNING, CourseSetting, Submission, TaskPolicy
+from grader.web.models import (
+    ACCEPT,
+    BEST,
+    CHOSEN,
+    LATEST,
+    MAX_WAITING,
+    NOT_COUNTED,
+    PENALTY,
+    QUEUED,
+    RUNNING,
+    CourseSetting,
+    Submission,
+    TaskPolicy,
+)
 
 MAX_INTERVAL_S = 366 * 24 * 3600  # a year: anything longer is a typo, not a rule
 MAX_COUNT = 10_000
@@ -31,6 +45,8 @@ class Limits:
     min_interval_s: int
     max_count: Optional[int]
     deadline: Optional[datetime]
+    late_rule: str = ACCEPT
+    late_penalty: int = 0
 
 
 def whole_number(text: str, what: str, low: int, high: int) -> Union[int, str]:
@@ -80,7 +96,24 @@ def parse_limits(form) -> Union[Limits, str]:
     deadline = parse_deadline(form.get("deadline", ""))
     if isinstance(deadline, str):
         return deadline
-    return Limits(interval, count, deadline)
+    late = parse_late_rule(form)
+    if isinstance(late, str):
+        return late
+    return Limits(interval, count, deadline, *late)
+
+
+def parse_late_rule(form) -> Union[Tuple[str, int], str]:
+    """The late rule (``late_rule``: accept, penalty or not_counted; accept when not sent) and its
+    penalty in percent (``late_penalty``, 1 to 100, needed with penalty only), or what is wrong."""
+    rule = form.get("late_rule", "").strip() or ACCEPT
+    if rule not in (ACCEPT, PENALTY, NOT_COUNTED):
+        return f"the late rule is {ACCEPT!r}, {PENALTY!r} or {NOT_COUNTED!r}, not {rule[:20]!r}"
+    if rule != PENALTY:
+        return rule, 0
+    penalty = whole_number(form.get("late_penalty", "").strip() or "0", "late penalty", 1, 100)
+    if isinstance(penalty, str):
+        return penalty + " (percent of a late submission's points)"
+    return rule, penalty
 
 
 def parse_limits_for_all(form) -> Union[dict, str]:
@@ -91,10 +124,14 @@ def parse_limits_for_all(form) -> Union[dict, str]:
     parsed = parse_limits(form)
     if isinstance(parsed, str):
         return parsed
-    given = {name: bool(form.get(name, "").strip()) for name in ("min_interval_s", "max_count", "deadline")}
+    given = {
+        name: bool(form.get(name, "").strip()) for name in ("min_interval_s", "max_count", "deadline", "late_rule")
+    }
     fields: dict = {}
     if given["min_interval_s"]:
         fields["min_interval_s"] = parsed.min_interval_s
+    if given["late_rule"]:
+        fields["late_rule"], fields["late_penalty"] = parsed.late_rule, parsed.late_penalty
     for name, box, what in (("max_count", "no_max_count", "maximum count"), ("deadline", "no_deadline", "deadline")):
         if form.get(box) and given[name]:
             return f"give a {what} or tick 'no {what} for any task', not both"
@@ -115,7 +152,13 @@ def store_limits_for_all(task_ids, fields: dict) -> None:
 def store_limits(task_id: str, limits: Limits) -> None:
     TaskPolicy.objects.update_or_create(
         task=task_id,
-        defaults={"min_interval_s": limits.min_interval_s, "max_count": limits.max_count, "deadline": limits.deadline},
+        defaults={
+            "min_interval_s": limits.min_interval_s,
+            "max_count": limits.max_count,
+            "deadline": limits.deadline,
+            "late_rule": limits.late_rule,
+            "late_penalty": limits.late_penalty,
+        },
     )
 
 
@@ -151,7 +194,8 @@ def limits_in_words(task_id: str, student) -> List[str]:
     if policy.min_interval_s:
         said.append(f"Wait at least {policy.min_interval_s} s between two submissions.")
     if policy.deadline is not None:
-        said.append(f"Deadline: {shown_deadline(policy)} UTC; later submissions are graded and marked late.")
+        late = LateRule(policy.late_rule, policy.late_penalty).in_words()
+        said.append(f"Deadline: {shown_deadline(policy)} UTC; later submissions are graded and marked late ({late}).")
     return said
 
 
@@ -163,9 +207,9 @@ def marks_from() -> str:
 
 def parse_marks_from(text: str) -> Tuple[Optional[str], str]:
     """The choice in the form, or None and the sentence saying what the choices are."""
-    if text in (LATEST, BEST):
+    if text in (LATEST, BEST, CHOSEN):
         return text, ""
-    return None, f"marks come from each student's {LATEST!r} or {BEST!r} submission, not {text[:20]!r}"
+    return None, f"marks come from each student's {LATEST!r}, {BEST!r} or {CHOSEN!r} submission, not {text[:20]!r}"
 
 
 def store_marks_from(choice: str) -> None:

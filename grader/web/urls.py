@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from grader.web import account, api, failures, login, pages, views_instructor, views_student
+from grader.web import account, api, failures, login, pages, views_instructor, views_record, views_student
 
 # a plain page for the pages' 404 and 500 (the API's are JSON: failures.ApiErrors)
 handler404 = failures.page_not_found
@@ -24,11 +24,14 @@ urlpatterns = [
     path("tasks/<str:task_id>/", views_student.task, name="task"),
     path("submissions/<int:number>/", views_student.submission, name="submission"),
     path("submissions/<int:number>/file", views_student.submission_file, name="submission_file"),
+    path("submissions/<int:number>/choose", views_student.choose, name="choose"),
     path("submissions/<int:number>/report", pages.report, name="report"),
     path("submissions/<int:number>/index.html", pages.report_index),
     path("teach/", views_instructor.teach, name="teach"),
     path("teach/class/", views_instructor.class_page, name="class"),
-    path("teach/class/<str:username>/index.html", views_instructor.student, name="student"),
+    path("teach/class/<str:username>/index.html", views_record.student, name="student"),
+    path("teach/class/<str:username>/extension", views_record.extension, name="extension"),
+    path("teach/class/<str:username>/adjustment", views_record.adjustment, name="adjustment"),
     path("teach/queue/", views_instructor.queue, name="queue"),
     path("teach/tasks/<str:task_id>/regrade", views_instructor.regrade, name="regrade"),
     path("teach/tasks/<str:task_id>/limits", views_instructor.limits, name="limits"),

@@ -30,7 +30,8 @@ from grader.web.course_state import course_problem, course_tasks
 from grader.web.gradescope_export import gradescope_zip
 from grader.web.handin import regrade as regrade_task
 from grader.web.handin import regrade_ids, regrade_words
-from grader.web.models import BEST, ERROR, Submission
+from grader.web.late_work import late_change_words, refresh_late
+from grader.web.models import BEST, CHOSEN, ERROR, Submission
 from grader.web.pages import REPORT_POLICY
 from grader.web.policies import (
     marks_from,
@@ -47,7 +48,6 @@ from grader.web.policies import (
     store_max_waiting,
 )
 from grader.web.queue import live_workers
-from grader.web.views_student import line, numbers
 
 
 def staff_required(view):
@@ -110,7 +110,8 @@ def limits(request, task_id: str):
     if isinstance(parsed, str):
         return teach(request, problem=f"{task_id}: {parsed}; nothing was changed.", status=400)
     store_limits(task_id, parsed)
-    messages.success(request, f"{task_id}: limits and deadline saved.")
+    changed = late_change_words(*refresh_late([task_id]))
+    messages.success(request, f"{task_id}: limits and deadline saved.{changed}")
     return redirect("teach")
 
 
@@ -124,7 +125,8 @@ def limits_all(request):
         return teach(request, problem=f"Every task: {fields}; nothing was changed.", status=400)
     tasks = course_tasks()
     store_limits_for_all(list(tasks), fields)
-    messages.success(request, f"Every task ({plural(len(tasks), 'task')}): limits and deadline saved.")
+    changed = late_change_words(*refresh_late(list(tasks)))
+    messages.success(request, f"Every task ({plural(len(tasks), 'task')}): limits and deadline saved.{changed}")
     return redirect("teach")
 
 
@@ -165,17 +167,6 @@ def class_page(request):
     response = HttpResponse(page, content_type="text/html; charset=utf-8")
     response["Content-Security-Policy"] = REPORT_POLICY
     return response
-
-
-@staff_required
-def student(request, username: str):
-    """One student's submissions, every task, newest first."""
-    found = get_user_model().objects.filter(username=username).first()
-    if found is None:
-        raise Http404("no such student")
-    rows = list(Submission.objects.filter(student=found).defer("data", "report").order_by("-id"))
-    numbered = numbers(rows)
-    return render(request, "web/student.html", {"who": found, "history": [line(r, numbered[r.id]) for r in rows]})
 
 
 @staff_required
@@ -220,8 +211,10 @@ def regrade(request, task_id: str):
         )
         return redirect("teach")
     count = len(regrade_ids(task_id))
-    best = marks_from() == BEST
-    which = "every graded one of each student, as the best counts" if best else "each student's latest"
+    which = {
+        BEST: "every graded one of each student, as the best counts",
+        CHOSEN: "each student's latest and the one they chose",
+    }.get(marks_from(), "each student's latest")
     context = {"task": tasks[task_id], "count": count, "said": regrade_words(count), "which": which}
     return render(request, "web/regrade.html", context)
 

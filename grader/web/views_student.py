@@ -6,7 +6,8 @@ Handing in goes through ``handin.hand_in``, as the API's POST does, and answers 
 and a sentence (the status code the API would give), the text the student pasted kept in the form.
 A submission still owed grading refreshes itself every 2 s (a meta refresh: no script).
 The exercises are listed in the handout's order; each says which submission's marks count (the
-course's rule, ``counted_done``'s choice) and the task page says so too, with the statement.
+course's rule, late rule and adjustments: ``class_marks.student_marks``) and for how many points,
+and the task page says so too, with the statement.
 A submission's page shows its file with line numbers (up to ``SHOWN_LINES`` lines).
 """
 
@@ -14,16 +15,19 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
+from grader.marks import plain_number
 from grader.model import Verdict
 from grader.safe_text import plural
-from grader.web.class_marks import counted_done
+from grader.web.class_marks import student_marks
 from grader.web.course_state import course_tasks, exercise_statement, handout_order
 from grader.web.handin import hand_in, read_upload
-from grader.web.models import BEST, DONE, ERROR, LATEST, Submission, TaskPolicy
+from grader.web.late_work import deadline_for
+from grader.web.models import CHOSEN, DONE, ERROR, Submission, TaskPolicy
 from grader.web.policies import limits_in_words, marks_from
 
 SHOWN_LINES = 2000  # a handed-in file longer than this is shown cut on its page (the file link has it all)
@@ -75,25 +79,56 @@ def line(row, number=None) -> dict:
     }
 
 
-def counted(student) -> dict:
-    """Per task id, the student's submission whose marks count, as ``counted_done`` picks it for
-    the course's rule: ``{"counts": line, "better": line or None}``, ``better`` being, under
-    "latest", an earlier graded one that scored more."""
-    rule = marks_from()
-    chosen = {task: row for (_, task), row in counted_done(best=rule == BEST, student=student).items()}
-    best = {task: row for (_, task), row in counted_done(best=True, student=student).items()} if rule == LATEST else {}
-    numbered = numbers([*chosen.values(), *best.values()])
+def counted(student, tasks) -> dict:
+    """Per task id, how the student's task counts (``class_marks.student_marks``: the course's rule,
+    late rule and adjustments): ``{"counts": line or None, "better": line or None, "points": "24 / 37",
+    "changed": what changed the graded points, in words ("" for nothing), "comment": an adjustment's}``;
+    ``better`` is a graded one that would earn more than the one that counts (under "latest" or
+    "chosen"). Tasks with nothing graded and no adjustment are absent."""
+    marks, found = student_marks(student, list(tasks.values()))
+    by_task = {mark.task: mark for mark in marks.tasks}
+    rows = [c.row for c in found.values() if c.row is not None] + [c.better for c in found.values() if c.better]
+    numbered = numbers(rows)
     said = {}
-    for task_id, row in chosen.items():
-        top = best.get(task_id)
-        higher = top is not None and (top.score or 0.0) > (row.score or 0.0)
-        better = line(top, numbered[top.id]) if higher else None
-        said[task_id] = {"counts": line(row, numbered[row.id]), "better": better}
+    for task_id, how in found.items():
+        mark = by_task.get(task_id)
+        if mark is None:  # a task no longer in the course
+            continue
+        counts = how.row if how.row is not None and not how.standing.late_only else None
+        said[task_id] = {
+            "counts": line(counts, numbered[counts.id]) if counts is not None else None,
+            "better": line(how.better, numbered[how.better.id]) if how.better is not None else None,
+            "points": f"{plain_number(mark.score, 4)} / {plain_number(mark.max_score, 4)}",
+            "changed": mark.changed,
+        }
     return said
 
 
 def rule_in_words() -> str:
+    if marks_from() == CHOSEN:
+        return "The graded submission you choose counts (your latest until you choose one)"
     return f"Your {marks_from()} graded submission counts"
+
+
+@login_required
+@require_POST
+def choose(request, number: int):
+    """Make a graded submission of the student's own the one that counts for its task (where the
+    course lets students choose: 403 otherwise); back to the task's page with a sentence."""
+    row = visible(request.user, Submission.objects.filter(student=request.user)).filter(id=number).first()
+    if row is None:
+        raise Http404("no such submission of yours")
+    if marks_from() != CHOSEN:
+        return render(request, "web/forbidden.html", status=403)
+    if row.status != DONE:
+        messages.error(request, "Only a graded submission can count: wait until it is graded.")
+        return redirect("task", task_id=row.task)
+    with transaction.atomic():
+        Submission.objects.filter(student=request.user, task=row.task, chosen=True).update(chosen=False)
+        Submission.objects.filter(id=row.id).update(chosen=True)
+    number_shown = numbers([row])[row.id]
+    messages.success(request, f"Your submission #{number_shown} of {row.task} now counts.")
+    return redirect("task", task_id=row.task)
 
 
 @login_required
@@ -110,8 +145,9 @@ def home(request):
         count[row.task] = count.get(row.task, 0) + 1
         if row.status == DONE and row.score is not None and row.score >= best.get(row.task, -1.0):
             best[row.task] = row.score
-    deadlines = dict(TaskPolicy.objects.filter(deadline__isnull=False).values_list("task", "deadline"))
-    counts = counted(request.user)
+    policies = {policy.task: policy for policy in TaskPolicy.objects.all()}
+    deadlines = {task_id: deadline_for(request.user, task_id, policies.get(task_id)) for task_id in tasks}
+    counts = counted(request.user, tasks)
     entries = [
         {
             "number": index,
@@ -159,12 +195,13 @@ def task(request, task_id: str):
         "task": tasks[task_id],
         "statement": exercise_statement(task_id),
         "cases": f"{plural(len(cases), 'case')}: {len(cases) - hidden} public, {hidden} hidden",
-        "counts": counted(request.user).get(task_id),
+        "counts": counted(request.user, tasks).get(task_id),
         "rule": rule_in_words(),
         "history": [line(row, len(history) - index) for index, row in enumerate(history)],
         "problem": problem,
         "pasted": pasted,
         "limits": limits_in_words(task_id, request.user),
+        "choosing": marks_from() == CHOSEN,
     }
     response = render(request, "web/task.html", context, status=status)
     if retry:

@@ -1,0 +1,122 @@
+"""One student's record, as an instructor keeps it: their marks task by task as the course counts
+them, their history, and the forms that grant an extension or make an adjustment with a comment.
+
+In: requests of signed-in instructors (``views_instructor.staff_required``). Out: the student's
+page (``/teach/class/NAME/index.html``, where the class overview's links lead); a POST of either
+form (CSRF-protected) stores it and comes back to the page with a sentence, or, when a value is
+wrong, answers 400 with the page and the sentence saying why (nothing is stored then).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from grader.marks import plain_number
+from grader.web.class_marks import student_marks
+from grader.web.course_state import course_tasks, handout_order
+from grader.web.late_work import (
+    EVERY_TASK,
+    late_change_words,
+    parse_adjustment,
+    parse_extension,
+    store_adjustment,
+    store_extension,
+)
+from grader.web.models import Adjustment, Extension, Submission, TaskPolicy
+from grader.web.policies import shown_deadline
+from grader.web.views_instructor import staff_required
+from grader.web.views_student import line, numbers
+
+
+def _student(username: str):
+    found = get_user_model().objects.filter(username=username).first()
+    if found is None:
+        raise Http404("no such student")
+    return found
+
+
+def record_rows(student, tasks) -> list:
+    """A line per task (handout order) of ``student``'s record: points counted and graded, what
+    changed them, their deadline (an extension said so) and the adjustment's comment."""
+    marks, counted = student_marks(student, tasks)
+    by_task = {mark.task: mark for mark in marks.tasks}
+    policies = {p.task: p for p in TaskPolicy.objects.all()}
+    extended = {e.task: e for e in Extension.objects.filter(student=student)}
+    adjusted = {a.task: a for a in Adjustment.objects.filter(student=student)}
+    rows = []
+    for task in tasks:
+        mark = by_task[task.id]
+        extension = extended.get(task.id)
+        rows.append(
+            {
+                "task": task,
+                "mark": mark,
+                "counted": f"{plain_number(mark.score, 4)} / {plain_number(mark.max_score, 4)}",
+                "graded": plain_number(mark.graded, 4) if mark.graded is not None else None,
+                "row": counted[task.id].row if task.id in counted else None,
+                "deadline": shown_deadline(extension) if extension else shown_deadline(policies.get(task.id)),
+                "extension": extension,
+                "adjustment": adjusted.get(task.id),
+            }
+        )
+    return rows
+
+
+@staff_required
+def student(request, username: str, problem: str = "", status: int = 200):
+    """One student's record: marks per task as they count, extensions, adjustments, every
+    submission newest first; ``problem`` is why a form was refused."""
+    found = _student(username)
+    tasks = handout_order(course_tasks())
+    history = list(Submission.objects.filter(student=found).defer("data", "report").order_by("-id"))
+    numbered = numbers(history)
+    context = {
+        "who": found,
+        "record": record_rows(found, tasks),
+        "tasks": tasks,
+        "every_task": EVERY_TASK,
+        "problem": problem,
+        "history": [line(r, numbered[r.id]) for r in history],
+    }
+    return render(request, "web/student.html", context, status=status)
+
+
+@require_POST
+@staff_required
+def extension(request, username: str):
+    """Grant, change or (with no deadline) take back a student's extension of a task or of every
+    task; their submissions are marked late or not by it at once."""
+    found = _student(username)
+    change = parse_extension(request.POST, course_tasks())
+    if isinstance(change, str):
+        return student(request, username, problem=f"Extension: {change}; nothing was changed.", status=400)
+    changed = late_change_words(*store_extension(found, change, request.user.username))
+    which = "every task" if len(change.tasks) > 1 else change.tasks[0]
+    if change.deadline is None:
+        messages.success(request, f"{username}: the extension of {which} is taken back.{changed}")
+    else:
+        deadline = shown_deadline(Extension(deadline=change.deadline))
+        messages.success(request, f"{username}: {which} is due {deadline} UTC for them.{changed}")
+    return redirect("student", username=username)
+
+
+@require_POST
+@staff_required
+def adjustment(request, username: str):
+    """Make, change or (with no points) remove an adjustment of a student's points on a task, with
+    the comment the student reads beside their marks."""
+    found = _student(username)
+    change = parse_adjustment(request.POST, course_tasks())
+    if isinstance(change, str):
+        return student(request, username, problem=f"Adjustment: {change}; nothing was changed.", status=400)
+    store_adjustment(found, change, request.user.username)
+    (task_id,) = change.tasks
+    if change.points is None:
+        messages.success(request, f"{username}: the adjustment of {task_id} is removed.")
+    else:
+        messages.success(request, f"{username}: {task_id} adjusted by {change.points:+g} ({change.comment}).")
+    return redirect("student", username=username)
