@@ -22,10 +22,11 @@ from typing import Dict, Iterable, Mapping, Optional, Tuple
 
 from grader import __version__
 from grader.course.layout import Course
-from grader.model import Case, CaseResult, Difference, Task, Verdict
+from grader.model import Case, CaseResult, Task, Verdict
+from grader.report.records import case_from_record, kept_case_record
 
 # Bump when the stored form changes, so old stores are read as empty rather than misread.
-_FORMAT = 3
+_FORMAT = 4  # 4: a case's kept record (``report.records``)
 
 
 def grader_fingerprint() -> str:
@@ -66,58 +67,46 @@ def case_key(run: str, submission: str, case: str) -> str:
     return hashlib.sha256("\0".join((run, submission, case)).encode()).hexdigest()
 
 
-def _encode(result: CaseResult) -> bytes:
-    """A result as one compressed record: a JSON line of its fields, then its texts as UTF-8.
+# A kept case record's texts, in the order their bytes follow the JSON line.
+_TEXTS = ("actual", "stderr", "expected")
 
-    The texts (outputs of megabytes) stay out of the JSON: escaping them cost more than all the
-    rest of storing a result. The expected answer, when it is the output itself, is kept once.
+
+def _encode(result: CaseResult) -> bytes:
+    """A result as one compressed entry: a JSON line, then the record's texts as UTF-8.
+
+    The JSON line holds ``{"record": ..., "lengths": [...], "same": ...}``: the case's kept record
+    (``records.kept_case_record``, the task record's fields for the case and what the cache needs
+    besides) without its texts, then the byte length of each text. The texts (outputs of megabytes)
+    stay out of the JSON: escaping them cost more than all the rest of storing a result. The
+    expected answer, when it is the output itself, is kept once (``same``).
     """
+    record = kept_case_record(result)
+    texts = [record.pop(name).encode("utf-8", "surrogatepass") for name in _TEXTS]
     same = result.expected == result.actual
-    texts = [text.encode("utf-8", "surrogatepass") for text in (result.actual, result.stderr, result.expected)]
     if same:
         texts[2] = b""
-    header = json.dumps(
-        {
-            "verdict": result.verdict.value,
-            "message": result.message,
-            "time_s": result.time_s,
-            "lengths": [len(text) for text in texts],
-            "same": same,
-            "difference": [result.difference.line, result.difference.column] if result.difference else None,
-            "actual_note": result.actual_note,
-            "game": result.game,
-            "hint": result.hint,
-        }
-    )
+    header = json.dumps({"record": record, "lengths": [len(text) for text in texts], "same": same})
     # The fastest level: a right output of megabytes is stored for every student.
     return zlib.compress(header.encode("ascii") + b"\n" + b"".join(texts), 1)
 
 
 def _decode(case: Case, stored: bytes) -> CaseResult:
-    record = zlib.decompress(stored)
-    line_end = record.index(b"\n")  # JSON text (ensure_ascii) holds no raw line break
-    data = json.loads(record[:line_end])
-    texts, at = [], line_end + 1
+    """The result of ``case`` an entry of ``_encode`` holds; ValueError (or KeyError, TypeError,
+    zlib.error) when the entry is not one."""
+    entry = zlib.decompress(stored)
+    line_end = entry.index(b"\n")  # JSON text (ensure_ascii) holds no raw line break
+    data = json.loads(entry[:line_end])
+    record, texts, at = dict(data["record"]), [], line_end + 1
     for length in data["lengths"]:
-        texts.append(record[at : at + length].decode("utf-8", "surrogatepass"))
+        texts.append(entry[at : at + length].decode("utf-8", "surrogatepass"))
         at += length
-    if len(texts) != 3 or at != len(record):
+    if len(texts) != len(_TEXTS) or at != len(entry):
         raise ValueError("a stored result's texts do not add up")
-    actual, stderr, expected = texts
-    difference = data["difference"]
-    return CaseResult(
-        case=case,
-        verdict=Verdict(data["verdict"]),
-        message=data["message"],
-        time_s=data["time_s"],
-        actual=actual,
-        stderr=stderr,
-        expected=actual if data["same"] else expected,
-        difference=Difference(*difference) if difference else None,
-        actual_note=data["actual_note"],
-        game=data["game"],
-        hint=data.get("hint", ""),
-    )
+    Verdict(record["verdict"])  # ValueError: the record reader would make it a runtime error, not run it again
+    if data["same"]:
+        texts[2] = texts[0]
+    record.update(zip(_TEXTS, texts))
+    return case_from_record(record, case)
 
 
 # SQLite's side files: it creates them with the mode of the database file itself.
