@@ -206,6 +206,8 @@ def test_a_student_signs_in_hands_in_and_reads_the_report(site, browser, size, t
 
 @pytest.mark.parametrize("size", WIDTHS)
 def test_an_instructor_sees_the_class_and_regrades(site, browser, size):
+    from selenium.webdriver.support.ui import Select
+
     url, first = site
     username = "tess" if size[0] < 500 else "teach"
     browser.set_window_size(*size)
@@ -225,7 +227,21 @@ def test_an_instructor_sees_the_class_and_regrades(site, browser, size):
     assert "nim_sum" in browser.find_element("tag name", "main").text
     fits(browser)
     whole_words(browser)
+    # the student's record: an extension of every task, then an adjustment with a comment
+    browser.find_element("id", "id_ext_deadline").send_keys("2099-12-08 23:59")
+    browser.find_element("css selector", "#extension-form button[type=submit]").click()
+    shows(browser, f"{handed_in[0]}: every task is due 2099-12-08 23:59 UTC for them.")
+    Select(browser.find_element("id", "id_adj_task")).select_by_value("nim_sum")
+    browser.find_element("id", "id_adj_points").send_keys("+2")
+    browser.find_element("id", "id_adj_comment").send_keys("the board was printed by hand")
+    browser.find_element("css selector", "#adjustment-form button[type=submit]").click()
+    shows(browser, f"{handed_in[0]}: nim_sum adjusted by +2 (the board was printed by hand).")
+    record = browser.find_element("id", "record").text
+    assert "adjusted +2: the board was printed by hand" in record and "2099-12-08 23:59 UTC" in record
+    fits(browser)
+    whole_words(browser)
     browser.get(f"{url}/teach/class/")
+    assert "adj." in browser.find_element("tag name", "body").text  # the overview marks the adjusted task
     browser.find_element("link text", "← The class").click()
     assert browser.current_url.endswith("/teach/")
     browser.find_element("css selector", "button[aria-label='Regrade nim_sum']").click()
