@@ -138,6 +138,8 @@ def test_late_work_not_counted_leaves_the_on_time_one_counting_or_nothing():
     book = gradebook(client)
     assert book["rec_ben"]["late"] == "nim_sum late, not counted"
     assert "nim_sum" not in book["rec_ben"]["not_handed_in"]  # he did hand it in: late
+    overview = client.get("/teach/class/").content.decode().split('title="rec_ben"')[1].split("</tr>")[0]
+    assert 'class="badge failed" title="accepted; late, not counted"' in overview  # never green for 0 points
     page = words(signed_in("rec_ben").get("/tasks/nim_sum/"))
     assert "none of yours may count; it counts for 0 / " in page
     assert "it counts for 0 / 37 (late, not counted)".replace("37", f"{worth():g}") in page
