@@ -1,8 +1,9 @@
 """The portal's HTTP API (``portal.md``) from the student's side, on the standard library alone.
 
 In: the portal's address (``--server``) and a student's API token. Out: the answers of the calls
-``submit`` makes, checked against the contract: the portal's task ids, a file handed in
-(``HandedIn``), a submission's state (``SubmissionState``). Every failure is a ``PortalError``
+``submit`` makes, checked against the contract: the portal's tasks (and the tasks whose files
+each imports, where the portal says), a file handed in with any of those files (``HandedIn``), a
+submission's state (``SubmissionState``). Every failure is a ``PortalError``
 whose sentence a student can act on: a refused token, a rate limit and when to try again, a server
 that cannot be reached (named), an answer that is not the API's (never a traceback).
 
@@ -25,7 +26,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 from grader.cli.multipart_form import multipart
 from grader.errors import GraderError, UsageError
@@ -59,13 +60,14 @@ class Portal:
 
 @dataclass(frozen=True)
 class HandedIn:
-    """The portal's answer to a file handed in: the submission's id, status and API URL, and
-    whether it came after the task's deadline."""
+    """The portal's answer to a file handed in: the submission's id, status and API URL, whether
+    it came after the task's deadline, and the names of the files it took (None: it did not say)."""
 
     id: str
     status: str
     api_url: str
     late: bool = False
+    files: Optional[Tuple[str, ...]] = None
 
 
 @dataclass(frozen=True)
@@ -168,16 +170,20 @@ class PortalClient:
         """A URL of the portal's answer made absolute on the portal's address."""
         return urllib.parse.urljoin(self.portal.base + "/", url)
 
-    def task_ids(self) -> List[str]:
-        """``GET /api/tasks``: the ids of the tasks the portal takes."""
+    def tasks(self) -> Dict[str, Tuple[str, ...]]:
+        """``GET /api/tasks``: the ids of the tasks the portal takes, each with the ids of the tasks
+        whose files it imports (``uses_files``; none where the portal does not say)."""
         answer = self._json("GET", "/api/tasks", {})
         if not isinstance(answer, list) or not all(isinstance(t, dict) and _is_id(t.get("id")) for t in answer):
             raise self._junk("a task list without task ids")
-        return [str(task["id"]) for task in answer]
+        uses = [t.get("uses_files") if isinstance(t.get("uses_files"), list) else [] for t in answer]
+        return {str(t["id"]): tuple(u for u in used if _is_id(u)) for t, used in zip(answer, uses)}
 
-    def hand_in(self, task: str, filename: str, data: bytes) -> HandedIn:
-        """``POST /api/submissions``: ``data`` handed in as ``task``."""
-        content_type, body = multipart({"task": task}, "file", filename, data)
+    def hand_in(self, task: str, filename: str, data: bytes, also: Sequence[Tuple[str, bytes]] = ()) -> HandedIn:
+        """``POST /api/submissions``: ``data`` handed in as ``task``, with the files ``also`` (file
+        name, bytes) it imports, graded together."""
+        files = [("file", filename, data), *(("also", name, text) for name, text in also)]
+        content_type, body = multipart({"task": task}, files)
         answers = {
             400: f"the portal has no task {task}: name the file after its task or pass --task.",
             413: (
@@ -189,7 +195,10 @@ class PortalClient:
         if not isinstance(answer, dict) or not _is_id(answer.get("id")) or answer.get("status") not in STATUSES:
             raise self._junk("a submission without an id or a status")
         submission_id = str(answer["id"])
-        return HandedIn(submission_id, answer["status"], self.submission_url(submission_id), answer.get("late") is True)
+        said = answer.get("files")
+        files = tuple(said) if isinstance(said, list) and all(isinstance(n, str) for n in said) else None
+        url, late = self.submission_url(submission_id), answer.get("late") is True
+        return HandedIn(submission_id, answer["status"], url, late, files)
 
     def submission(self, submission_id: str) -> SubmissionState:
         """``GET /api/submissions/ID``: where the submission is, and its results once done."""

@@ -2,7 +2,11 @@
 
 In: the parsed ``submit`` arguments (FILE..., ``--server``, ``--token`` or ``NIM_GRADER_TOKEN``,
 ``--task``, ``--wait``, ``--timeout``). Out: for each file its submission's id and the address of
-its page on the portal (the one a student opens) on standard output; with ``--wait`` the table
+its page on the portal (the one a student opens) on standard output, and for a file that imports
+others of those given (``working_game.py`` with ``ui.py``, as the portal's task list says) a line
+naming those handed in with it: they go with its hand-in, graded together, and are still handed in
+as their own tasks too, each in its turn (a warning when the portal does not say it took them,
+as an older portal would not); with ``--wait`` the table
 ``check`` prints, built from the portal's answers, a line for each file handed in after its
 task's deadline (late), and each task's report URL. The exit status is ``check``'s: 0 every file
 accepted (or, without ``--wait``, handed in), 1 one was not accepted, 2 the grader could not do
@@ -103,11 +107,14 @@ def submit_command(args) -> int:
         raise UsageError("--timeout must be a number of seconds above 0.")
     files = [_read(text, args.task) for text in args.files]
     client = PortalClient(portal, token)
-    _check_tasks(files, client.task_ids(), args.task)
+    tasks = client.tasks()
+    _check_tasks(files, list(tasks), args.task)
+    given = {item.task: item for item in files}  # a task given twice: its last file, handed in last
     handed: List[Tuple[_File, HandedIn]] = []
     for item in files:
+        also = [(f"{used}.py", given[used].data) for used in tasks.get(item.task, ()) if used in given]
         try:
-            submission = client.hand_in(item.task, item.name, item.data)
+            submission = client.hand_in(item.task, item.name, item.data, also)
         except PortalError as error:
             before = " (the files before it were handed in)" if handed else ""
             raise PortalError(f"{item.shown}: {error}{before}") from None
@@ -118,9 +125,27 @@ def submit_command(args) -> int:
             f"{for_terminal(client.submission_page(submission.id))}",
             flush=True,
         )
+        if also:
+            _say_together(item, [name for name, _ in also], submission)
     if not args.wait:
         return 0
     return _wait_and_show(client, handed, args.timeout)
+
+
+def _say_together(item: _File, sent: Sequence[str], submission: HandedIn) -> None:
+    """The line naming the files handed in with ``item``, as the portal's answer lists them; a
+    warning for those it does not list (an older portal takes ``file`` alone, and grades it with
+    the student's latest earlier hand-ins of the others)."""
+    taken = [name for name in sent if submission.files is not None and name in submission.files[1:]]
+    if taken:
+        print(f"{item.shown} handed in with {for_terminal(', '.join(taken))}", flush=True)
+    left = [name for name in sent if name not in taken]
+    if left:
+        print(
+            f"warning: the portal did not say it took {for_terminal(', '.join(left))} with {item.shown}: it may "
+            "grade it with your latest hand-ins of those made before it instead (they are handed in on their own too).",
+            file=sys.stderr,
+        )
 
 
 def _read(text: str, forced: Optional[str]) -> _File:

@@ -5,12 +5,19 @@ Students see only their own submissions (another's is 404, as is one that does n
 instructors (``is_staff``) see all. A hidden case shows its name, verdict and hint only. The list
 of submissions comes a page at a time, newest first (``?limit=``, ``&before=ID``), the next page's
 address in a ``Link`` header; the answer stays the JSON list ``portal.md`` describes.
+
+Added to ``portal.md`` (nothing of it changes meaning): ``POST /api/submissions`` takes, besides
+``task`` and ``file``, the other exercise files the task imports as repeated ``also`` files, each
+named by its file name (``ui.py``; at most as many as the task imports), graded with ``file`` in
+place of the student's earlier hand-ins of them; a submission (and the 202 answer) says ``files``,
+the names of the files handed in, its own first; a task says ``uses_files``, the tasks whose files
+it imports (what ``also`` takes, as ``<task>.py``).
 """
 
 from __future__ import annotations
 
 from functools import wraps
-from typing import Optional, Tuple, Union
+from typing import List, Optional, Tuple, Union
 
 from django.http import HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -19,9 +26,10 @@ from grader.report.exports import gradebook_csv
 from grader.report.pages import MESSAGE_CHARS
 from grader.report.shown import clipped
 from grader.web.class_marks import class_marks, roster_people
+from grader.web.companions import file_names, names_by_submission
 from grader.web.course_state import course_tasks
 from grader.web.gradescope_export import gradescope_zip
-from grader.web.handin import hand_in, read_upload
+from grader.web.handin import hand_in, read_upload, read_uploads
 from grader.web.handin import regrade as regrade_task
 from grader.web.models import DONE, QUEUED, ApiToken, Submission
 from grader.web.policies import whole_number
@@ -70,7 +78,11 @@ def tasks(request):
     if request.method != "GET":
         return _error(405, "GET only")
     found = course_tasks()
-    return JsonResponse([{"id": t.id, "title": t.title, "max_score": t.max_score} for t in found.values()], safe=False)
+    listed = [
+        {"id": t.id, "title": t.title, "max_score": t.max_score, "uses_files": [u for u in t.uses_files if u != t.id]}
+        for t in found.values()
+    ]
+    return JsonResponse(listed, safe=False)
 
 
 def _cases(results) -> Optional[list]:
@@ -86,14 +98,16 @@ def _cases(results) -> Optional[list]:
     ]
 
 
-def document(submission: Submission) -> dict:
+def document(submission: Submission, also: Optional[List[str]] = None) -> dict:
     """A submission as the API shows it (hidden cases: name, verdict and hint only; each case's
-    message at most ``MESSAGE_CHARS`` characters, its start and end)."""
+    message at most ``MESSAGE_CHARS`` characters, its start and end); ``also``: the names of the
+    files handed in with it, when the caller has them (``names_by_submission``), else read here."""
     done = submission.status == DONE
     return {
         "id": submission.id,
         "task": submission.task,
         "student": submission.student.username,
+        "files": file_names(submission, also),
         "status": submission.status,
         "submitted_at": submission.submitted_at.isoformat(),
         "late": submission.late,
@@ -148,7 +162,8 @@ def submissions(request):
     if before is not None:
         found = found.filter(id__lt=before)
     rows = list(found[: limit + 1])  # one more than asked: is there a next page?
-    response = JsonResponse([document(s) for s in rows[:limit]], safe=False)
+    also = names_by_submission([s.id for s in rows[:limit]])  # one query for the page, not one a row
+    response = JsonResponse([document(s, also.get(s.id, [])) for s in rows[:limit]], safe=False)
     if len(rows) > limit:
         following = request.GET.copy()
         following["limit"], following["before"] = str(limit), str(rows[limit - 1].id)
@@ -173,12 +188,15 @@ def _page(query) -> Union[Tuple[int, Optional[int]], str]:
 def _hand_in(request):
     upload = request.FILES.get("file")
     data = None if upload is None else read_upload(upload)
-    outcome = hand_in(request.user, request.POST.get("task", ""), data, too_large=upload is not None and data is None)
+    task_id = request.POST.get("task", "")
+    also = read_uploads(request.FILES.getlist("also"), task_id)  # none read beyond what the task takes
+    outcome = hand_in(request.user, task_id, data, too_large=upload is not None and data is None, companions=also)
     if outcome.row is None:
         extra = {"Retry_After": str(outcome.retry_after)} if outcome.retry_after else {}
         return _error(outcome.status, outcome.message, **extra)
     row = outcome.row
     answer = {"id": row.id, "status": QUEUED, "url": f"/api/submissions/{row.id}", "late": row.late}
+    answer["files"] = [row.file_name, *(name for name, _ in also)]  # as stored: every one sent, or none
     return JsonResponse(answer, status=202)
 
 

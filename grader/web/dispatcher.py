@@ -3,7 +3,8 @@
 In: a ``Grading`` backend (this machine's runner, or a Dask cluster: ``grading_backends``). Out:
 each claimed row's result written for the attempt that claimed it (``queue``). A row becomes the
 same unit of work ``grade`` makes for a student (``StudentWork``: the file's bytes and, for a task
-that imports other exercise files, the student's latest submission of each handed in before it),
+that imports other exercise files, each of them handed in with it or, for one that was not, the
+student's latest submission of its task handed in before it),
 graded by the backend and turned into the task's report page and the fields the API shows.
 A unit whose grading was lost with its worker is queued again; a failure of the grader on one
 file is that row's error, and the queue goes on.
@@ -32,13 +33,19 @@ log = logging.getLogger("grader.web.dispatcher")
 
 
 def unit_of(row: Submission, task: Task) -> StudentWork:
-    """The unit of work that grades ``row`` against ``task``: its file, and the student's latest
-    earlier submission of each exercise file the task imports (so the same row is always graded
-    with the same files)."""
+    """The unit of work that grades ``row`` against ``task``: its file, and each exercise file the
+    task imports: the one handed in with it (``SubmissionFile``), else the student's latest earlier
+    submission of that file's task (so the same row is always graded with the same files). A file
+    found in neither is in ``refused``, the note of ``grade_row`` naming it."""
     files = {f"{row.task}.py": bytes(row.data)}
+    # handed in with the row: the student chose them for this very hand-in, so they win
+    handed = {name: bytes(data) for name, data in row.companions.values_list("name", "data")}
     not_yet = {}
     for used in task.uses_files:
         if used == row.task:
+            continue
+        if f"{used}.py" in handed:
+            files[f"{used}.py"] = handed[f"{used}.py"]
             continue
         earlier = (
             Submission.objects.filter(student_id=row.student_id, task=used, id__lt=row.id)

@@ -1,10 +1,12 @@
 """Handing in and regrading, the same for the JSON API and the pages.
 
-In: the student, the task's id and the file's bytes (or an upload); an instructor's regrade of a
-task. Out: a ``HandIn`` (the new row, or the HTTP status and the sentence that says why not: 400
-unknown task, no file, or a file not to grade (not text, or another task's file:
-``submission.wrong_file``), 413 over the grader's size limit, 429 too soon, too often or too many
-waiting to be graded, with the seconds to wait) and, for a regrade, how many submissions are
+In: the student, the task's id and the file's bytes (or an upload), and for a task that imports
+other exercise files (``uses_files``) any of those sent with it (``working_game.py`` with its
+``ui.py``: ``companions``); an instructor's regrade of a task. Out: a ``HandIn`` (the new row, or
+the HTTP status and the sentence that says why not: 400 unknown task, no file, or a file not to
+grade (not text, or another task's file: ``submission.wrong_file``), or a file sent with it that
+the task does not take (``companions``), 413 over the grader's size limit, 429 too soon, too often
+or too many waiting to be graded, with the seconds to wait) and, for a regrade, how many submissions are
 graded again (``regrade_ids``: which, so that the instructor's page says how many before: each
 student's latest when the latest counts; when the best counts, every graded one too, since new
 cases may make another the best). Each
@@ -14,7 +16,10 @@ The limits are counted and the row written in one transaction that holds the stu
 of one student, through any web process, are checked one after the other (PostgreSQL: the student's
 row locked ``FOR UPDATE``; SQLite: every write transaction is immediate, one writer at a time), so
 parallel uploads never get past a limit together. A file refused before that (unknown task, too
-large, not text, another task's file) is neither stored nor counted against the task's limits.
+large, not text, another task's file), or a hand-in whose other files are refused, is neither
+stored nor counted against the task's limits. The files sent with the task's own are stored (as
+``SubmissionFile`` rows) in the transaction that writes its row: one hand-in, counted once against
+the task's limits (never against the limits of the tasks those files belong to).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Optional
+from typing import List, Optional, Sequence, Tuple
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -31,6 +36,7 @@ from django.utils import timezone
 from grader.safe_text import plural
 from grader.submission.files import MAX_SOURCE_BYTES
 from grader.submission.wrong_file import refusal_in_course
+from grader.web import companions as others
 from grader.web.course_state import course, course_tasks
 from grader.web.late_work import deadline_for
 from grader.web.models import BEST, CHOSEN, DONE, LATEST, Submission, TaskPolicy
@@ -81,11 +87,28 @@ def read_upload(upload) -> Optional[bytes]:
     return None if len(data) > MAX_SOURCE_BYTES else data
 
 
-def hand_in(student, task_id: str, data: Optional[bytes], too_large: bool = False) -> HandIn:
+def read_uploads(uploads: Sequence, task_id: str) -> List[Tuple[str, Optional[bytes]]]:
+    """The uploads sent with a task's own file, as ``hand_in``'s ``companions``: each one's file
+    name (without any folder a browser put before it) and bytes (None when over the size limit).
+    More than ``task_id`` takes are not read at all: ``hand_in`` refuses them by their count."""
+    task = course_tasks().get(task_id)
+    unread = task is None or others.too_many(task, len(uploads)) is not None
+    return [
+        (upload.name.replace("\\", "/").rsplit("/", 1)[-1], None if unread else read_upload(upload))
+        for upload in uploads
+    ]
+
+
+def hand_in(
+    student, task_id: str, data: Optional[bytes], too_large: bool = False, companions: others.Sent = ()
+) -> HandIn:
     """Queue ``data`` as ``student``'s submission of ``task_id``, or say why not.
 
     ``data`` None with ``too_large`` False means nothing was sent; ``too_large`` means the file
-    was over the limit (its bytes were not kept).
+    was over the limit (its bytes were not kept). ``companions``: the other exercise files sent
+    with it, name ("ui.py") to bytes (None: over the limit), as a mapping or as pairs (a name may
+    come twice in pairs, and is refused); graded with it in place of the student's earlier
+    hand-ins of their tasks.
     """
     known = course_tasks()
     if task_id not in known:
@@ -97,6 +120,9 @@ def hand_in(student, task_id: str, data: Optional[bytes], too_large: bool = Fals
     refused = refusal_in_course(data, task_id, course())
     if refused is not None:  # before the limits: a file that is not the task's costs no hand-in
         return HandIn(status=400, message=refused)
+    files = others.checked(known[task_id], companions)
+    if isinstance(files, others.Refusal):  # all of the hand-in or none of it, and never a hand-in spent
+        return HandIn(status=files.status, message=files.message)
     with transaction.atomic():  # the limits are checked where the row is written: no race between two uploads
         _hold(student)
         now = timezone.now()
@@ -126,6 +152,7 @@ def hand_in(student, task_id: str, data: Optional[bytes], too_large: bool = Fals
             submitted_at=now,
             late=_late(student, task_id, policy, now),
         )
+        others.store(row, files)
     return HandIn(row=row)
 
 

@@ -8,7 +8,10 @@ A submission still owed grading refreshes itself every 2 s (a meta refresh: no s
 The exercises are listed in the handout's order; each says which submission's marks count (the
 course's rule, late rule and adjustments: ``class_marks.student_marks``) and for how many points,
 and the task page says so too, with the statement.
-A submission's page shows its file with line numbers (up to ``SHOWN_LINES`` lines).
+A submission's page shows its file with line numbers (up to ``SHOWN_LINES`` lines). A task that
+imports other exercise files (``uses_files``) takes them in the same hand-in (``also``, several
+files); the submission's page lists every file handed in and shows any of them (``?name=ui.py``,
+as ``/file?name=ui.py`` downloads it), a name looked up among the submission's own files only.
 """
 
 from __future__ import annotations
@@ -24,10 +27,11 @@ from grader.marks import plain_number
 from grader.model import Verdict
 from grader.safe_text import plural
 from grader.web.class_marks import student_marks
+from grader.web.companions import file_names, names_taken
 from grader.web.course_state import course_tasks, exercise_statement, handout_order
-from grader.web.handin import hand_in, read_upload
+from grader.web.handin import hand_in, read_upload, read_uploads
 from grader.web.late_work import deadline_for
-from grader.web.models import CHOSEN, DONE, ERROR, Submission, TaskPolicy
+from grader.web.models import CHOSEN, DONE, ERROR, Submission, SubmissionFile, TaskPolicy
 from grader.web.policies import limits_in_words, marks_from
 
 SHOWN_LINES = 2000  # a handed-in file longer than this is shown cut on its page (the file link has it all)
@@ -178,7 +182,8 @@ def task(request, task_id: str):
     if request.method == "POST":
         upload = request.FILES.get("file")
         data = read_upload(upload) if upload is not None else _pasted(request)
-        outcome = hand_in(request.user, task_id, data, too_large=upload is not None and data is None)
+        also = read_uploads(request.FILES.getlist("also"), task_id)
+        outcome = hand_in(request.user, task_id, data, too_large=upload is not None and data is None, companions=also)
         if outcome.row is not None:
             messages.success(request, f"Handed in {task_id}: it is queued for grading.")
             return redirect("submission", number=outcome.row.id)
@@ -202,6 +207,7 @@ def task(request, task_id: str):
         "pasted": pasted,
         "limits": limits_in_words(task_id, request.user),
         "choosing": marks_from() == CHOSEN,
+        "takes": _listed(names_taken(tasks[task_id])),
     }
     response = render(request, "web/task.html", context, status=status)
     if retry:
@@ -209,10 +215,29 @@ def task(request, task_id: str):
     return response
 
 
+def _listed(names) -> str:
+    """``names`` in a sentence: "a.py, b.py and c.py" ("" for none)."""
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
+
+
+def _shown_file(request, row) -> tuple:
+    """(name, bytes) of the file ``?name=`` asks for among ``row``'s own (its file when none is
+    asked for); 404 for a name that is not one of them (never a path: looked up, not opened)."""
+    name = request.GET.get("name", "")
+    if not name or name == row.file_name:
+        return row.file_name, bytes(row.data)
+    data = SubmissionFile.objects.filter(submission=row, name=name).values_list("data", flat=True).first()
+    if data is None:
+        raise Http404("no such file in this submission")
+    return name, bytes(data)
+
+
 @login_required
 def submission(request, number: int):
-    """One submission: its status (refreshing while owed grading), verdict, score and cases."""
+    """One submission: its status (refreshing while owed grading), verdict, score and cases, the
+    files handed in, and one of them (``?name=``, its own by default) with its line numbers."""
     row = _owned(request, number)
+    shown_name, shown_data = _shown_file(request, row)
     task = course_tasks().get(row.task)
     number = Submission.objects.filter(student_id=row.student_id, task=row.task, id__lte=row.id).count()
     context = {
@@ -223,7 +248,9 @@ def submission(request, number: int):
         "cases": [dict(case, label=verdict_label(case["verdict"])) for case in row.results or ()]
         if row.status == DONE
         else None,
-        "source": source_lines(bytes(row.data)),
+        "source": source_lines(shown_data),
+        "shown_name": shown_name,
+        "files": file_names(row),
     }
     return render(request, "web/submission.html", context)
 
@@ -237,8 +264,11 @@ def source_lines(data: bytes) -> dict:
 
 @login_required
 def submission_file(request, number: int):
-    """The file as it was handed in, as plain text to download (never rendered as a page)."""
+    """The file as it was handed in (``?name=``: one handed in with it), as plain text to download
+    (never rendered as a page)."""
     row = _owned(request, number)
-    response = HttpResponse(bytes(row.data), content_type="text/plain; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{row.file_name}"'
+    name, data = _shown_file(request, row)
+    response = HttpResponse(data, content_type="text/plain; charset=utf-8")
+    # the name is one stored with the row, "<task>.py" of a course task: nothing to quote in it
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
