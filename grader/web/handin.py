@@ -146,8 +146,7 @@ def counted_ids(task_id: str) -> set:
     """The ids of the submission of ``task_id`` that counts for each student now (``counted_work``).
     Under "latest" it is not always the latest: when late work does not count, the latest on-time
     one counts; when the latest could not be graded, the latest graded one does."""
-    found = counted_work()
-    return {c.row.id for (_, task), c in found.items() if task == task_id and c.row is not None}
+    return {c.row.id for c in counted_work(task_id=task_id).values() if c.row is not None}
 
 
 def regrade_ids(task_id: str) -> list:
