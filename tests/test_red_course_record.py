@@ -171,3 +171,26 @@ def test_late_work_that_does_not_count_is_not_accepted_on_the_class_overview():
     page = client.get("/teach/class/").content.decode()
     row = page.split('title="red_ben"')[1].split("</tr>")[0]
     assert 'class="badge accepted"' not in row
+
+
+def test_the_gradescope_total_is_the_gradebooks_to_the_digit_under_a_late_penalty():
+    """16 points less 7 % is 14.879999999999999 in floating point: the gradebook wrote 14.88 (its
+    numbers have 4 decimals at most), the Gradescope zip the raw float."""
+    import csv
+    import io
+    import json
+    import zipfile
+
+    client = teacher()
+    set_rule(client, "penalty", "7")
+    api_hand_in("red_ann", "nim_sum", WRONG)
+    grade_portal_queue()
+    rows = list(csv.reader(io.StringIO(client.get("/teach/gradebook.csv").content.decode())))
+    book = {row[0]: dict(zip(rows[0], row)) for row in rows[1:]}
+    archive = zipfile.ZipFile(io.BytesIO(client.get("/teach/gradescope.zip").content))
+    text = archive.read("red_ann/results.json").decode()
+    assert book["red_ann"]["late"] == "nim_sum late -7 %"
+    total = book["red_ann"]["total"]
+    assert len(total.split(".")[-1]) <= 4
+    assert json.loads(text)["score"] == float(total)
+    assert f'"score": {total},' in text
