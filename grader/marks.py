@@ -37,6 +37,13 @@ class TaskMark:
     graded: Optional[float] = None  # the graded points, when a late rule or an adjustment changed them
     late: str = ""  # "" on time; "late", "late -20 %" or "late, not counted" (the portal's late rule)
     adjustment: str = ""  # an instructor's adjustment, "+3: comment" ("" for none)
+    not_counted: bool = False  # every graded submission was late and late work does not count
+
+    @property
+    def accepted(self) -> bool:
+        """Accepted, and counted: late work that does not count earns nothing, whatever its verdict,
+        so it is not "all accepted" on the class page, nor left out of who needs help."""
+        return self.verdict is Verdict.ACCEPTED and not self.not_counted
 
     @property
     def changed(self) -> str:
@@ -67,7 +74,7 @@ class StudentMarks:
     @property
     def not_accepted(self) -> Tuple[TaskMark, ...]:
         """The tasks that are not accepted, fewest points earned first."""
-        failed = [t for t in self.tasks if t.verdict is not Verdict.ACCEPTED]
+        failed = [t for t in self.tasks if not t.accepted]
         return tuple(sorted(failed, key=lambda t: (t.score / t.max_score if t.max_score else 1.0, t.task)))
 
 
@@ -118,6 +125,7 @@ def _task_mark(result: TaskResult, standing: Standing) -> TaskMark:
         graded=result.score if score != result.score or late or adjusted else None,
         late=late,
         adjustment=f"{adjusted.points:+g}: {adjusted.comment}" if adjusted is not None else "",
+        not_counted=standing.late_only,
     )
 
 

@@ -44,7 +44,7 @@ class WeakTask:
 
     task: str
     title: str
-    problem: str  # the verdict's label, or "not handed in"
+    problem: str  # the verdict's label, "not handed in" or "late, not counted"
     score: float
     max_score: float
 
@@ -107,6 +107,13 @@ def hardest_cases(tallies: Sequence[CaseTally], tasks: Sequence[Task], limit: in
     ]
 
 
+def _problem(mark: TaskMark) -> str:
+    """What is wrong with a task in a word or two (an accepted one is wrong when it does not count)."""
+    if mark.missing:
+        return "not handed in"
+    return "late, not counted" if mark.not_counted else mark.verdict.label
+
+
 def help_entries(
     students: Sequence[StudentMarks], tasks: Sequence[Task], limit: int = 10, shown: int = 3
 ) -> List[HelpEntry]:
@@ -125,7 +132,7 @@ def help_entries(
                     WeakTask(
                         task=t.task,
                         title=titles.get(t.task, t.task),
-                        problem="not handed in" if t.missing else t.verdict.label,
+                        problem=_problem(t),
                         score=t.score,
                         max_score=t.max_score,
                     )

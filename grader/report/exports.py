@@ -79,7 +79,9 @@ def gradescope(results: Sequence[TaskResult], marks: Optional[StudentMarks] = No
         ]
     if marks is None:
         return gradescope_document(tests, score=sum(task.score for task in results))
-    document = gradescope_document(tests, score=marks.score)
+    # the total as the gradebook writes it (4 decimals at most): a late penalty leaves floating
+    # point's noise (16 less 7 % is 14.879999999999999), which would differ from the CSV's 14.88
+    document = gradescope_document(tests, score=plain_number(marks.score, 4))
     changed = [
         f"{t.task}: {plain_number(t.graded or 0, 4)} graded, {plain_number(t.score, 4)} counted ({t.changed})"
         for t in marks.tasks

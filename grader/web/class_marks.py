@@ -41,22 +41,25 @@ def late_rules() -> Dict[str, LateRule]:
     return {p.task: LateRule(p.late_rule, p.late_penalty) for p in TaskPolicy.objects.all()}
 
 
-def adjustments(student=None) -> Dict[Tuple[str, str], Adjusted]:
-    """Every instructor's adjustment by (username, task); with ``student``, theirs only."""
+def adjustments(student=None, task_id: Optional[str] = None) -> Dict[Tuple[str, str], Adjusted]:
+    """Every instructor's adjustment by (username, task); with ``student`` or ``task_id``, theirs only."""
     found = Adjustment.objects.select_related("student")
     found = found if student is None else found.filter(student=student)
+    found = found if task_id is None else found.filter(task=task_id)
     return {(a.student.username, a.task): Adjusted(a.points, a.comment) for a in found}
 
 
-def counted_work(student=None) -> Dict[Tuple[str, str], Counted]:
+def counted_work(student=None, task_id: Optional[str] = None) -> Dict[Tuple[str, str], Counted]:
     """Every (username, task) with a graded submission or an adjustment, and how it counts; with
-    ``student``, theirs only."""
+    ``student``, theirs only; with ``task_id``, that task's only (a regrade reads no other task's
+    records)."""
     rows = Submission.objects.filter(status=DONE)
     rows = rows if student is None else rows.filter(student=student)
+    rows = rows if task_id is None else rows.filter(task=task_id)
     grouped: Dict[Tuple[str, str], List[Submission]] = {}
     for row in rows.select_related("student").defer("data", "report").order_by("id"):
         grouped.setdefault((row.student.username, row.task), []).append(row)
-    rules, changes, choice = late_rules(), adjustments(student), marks_from()
+    rules, changes, choice = late_rules(), adjustments(student, task_id), marks_from()
     found = {}
     for key in sorted(set(grouped) | set(changes)):
         kept = grouped.get(key, [])

@@ -8,8 +8,8 @@ grade (not text, or another task's file: ``submission.wrong_file``), or a file s
 the task does not take (``companions``), 413 over the grader's size limit, 429 too soon, too often
 or too many waiting to be graded, with the seconds to wait) and, for a regrade, how many submissions are
 graded again (``regrade_ids``: which, so that the instructor's page says how many before: each
-student's latest when the latest counts; when the best counts, every graded one too, since new
-cases may make another the best). Each
+student's latest and the one that counts for them; when the best counts, every graded one too,
+since new cases may make another the best). Each
 caller words the answer its own way (JSON or a page); the rules live here once.
 
 The limits are counted and the row written in one transaction that holds the student: two hand-ins
@@ -37,10 +37,10 @@ from grader.safe_text import plural
 from grader.submission.files import MAX_SOURCE_BYTES
 from grader.submission.wrong_file import refusal_in_course
 from grader.web import companions as others
+from grader.web.class_marks import counted_work
 from grader.web.course_state import course, course_tasks
-from grader.web.late_work import deadline_for
 from grader.web.models import BEST, CHOSEN, DONE, LATEST, Submission, TaskPolicy
-from grader.web.policies import marks_from, max_waiting, waiting_count
+from grader.web.policies import deadline_for, marks_from, max_waiting, waiting_count
 
 # When to try again after a refusal for too many waiting (a guess: a grading takes seconds).
 WAITING_RETRY_S = 10
@@ -169,11 +169,19 @@ def latest_ids(task_id: str) -> list:
     return list(latest.values())
 
 
+def counted_ids(task_id: str) -> set:
+    """The ids of the submission of ``task_id`` that counts for each student now (``counted_work``).
+    Under "latest" it is not always the latest: when late work does not count, the latest on-time
+    one counts; when the latest could not be graded, the latest graded one does."""
+    return {c.row.id for c in counted_work(task_id=task_id).values() if c.row is not None}
+
+
 def regrade_ids(task_id: str) -> list:
-    """The ids a regrade of ``task_id`` queues, in order: each student's latest submission; when
-    the course counts the best, every graded (done) one as well, as any may count after it; when
-    students choose, the chosen ones as well."""
-    ids = set(latest_ids(task_id))
+    """The ids a regrade of ``task_id`` queues, in order: each student's latest submission and the
+    one that counts for them (``counted_ids``: else a regrade would leave the marks that count on
+    the old cases); when the course counts the best, every graded (done) one as well, as any may
+    count after it; when students choose, the chosen ones as well."""
+    ids = set(latest_ids(task_id)) | counted_ids(task_id)
     rule = marks_from()
     if rule == BEST:
         ids.update(Submission.objects.filter(task=task_id, status=DONE).values_list("id", flat=True))
@@ -182,10 +190,15 @@ def regrade_ids(task_id: str) -> list:
     return sorted(ids)
 
 
-def regrade_words(count: int) -> str:
-    """``count`` submissions as the regrade's page and message say them: "3 latest submissions",
-    or under the best, "3 submissions"."""
-    return plural(count, "submission") if marks_from() != LATEST else plural(count, "latest submission")
+def only_latest(task_id: str) -> bool:
+    """Whether a regrade of ``task_id`` queues each student's latest submission and nothing else."""
+    return marks_from() == LATEST and set(regrade_ids(task_id)) == set(latest_ids(task_id))
+
+
+def regrade_words(count: int, task_id: str) -> str:
+    """``count`` submissions as the regrade's page and message say them: "3 latest submissions"
+    when they are all the latest (``only_latest``), else "3 submissions"."""
+    return plural(count, "latest submission") if only_latest(task_id) else plural(count, "submission")
 
 
 def regrade(task_id: str) -> int:

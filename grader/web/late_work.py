@@ -2,9 +2,9 @@
 adjustments.
 
 In: the instructor's form fields on a student's page (a task or every task, a deadline; a task,
-points and a comment), or a student and task at hand-in time. Out: a student's own deadline for a
-task (``deadline_for``: their extension, else the task's), every submission's ``late`` kept true to
-it whenever a deadline or an extension changes (``refresh_late``), and the extensions and
+points and a comment). Out: every submission's ``late`` kept true to its student's own deadline
+(``policies.deadline_for``: their extension, else the task's) whenever a deadline or an extension
+changes (``refresh_late``), and the extensions and
 adjustments stored or removed, or the sentence that says what is wrong (nothing is stored then).
 How late work and adjustments count is ``counting``'s rule; this module only keeps what it reads.
 """
@@ -20,22 +20,13 @@ from typing import Iterable, Optional, Tuple, Union
 from django.db import transaction
 from django.utils import timezone
 
-from grader.safe_text import plural
+from grader.safe_text import for_terminal, plural
 from grader.web.models import Adjustment, Extension, Submission, TaskPolicy
 from grader.web.policies import parse_deadline
 
 EVERY_TASK = "*"  # the task field's value for "every task"
 MAX_POINTS = 10_000  # an adjustment larger than any task is a typo
 MAX_COMMENT = 500  # characters: a sentence or two the student reads
-
-
-def deadline_for(student, task_id: str, policy: Optional[TaskPolicy]) -> Optional[datetime]:
-    """The deadline ``student``'s hand-ins of ``task_id`` are late after: their extension's, or the
-    task's (None: never late)."""
-    extension = Extension.objects.filter(student=student, task=task_id).values_list("deadline", flat=True).first()
-    if extension is not None:
-        return extension
-    return policy.deadline if policy is not None else None
 
 
 def _mark(rows, deadline: Optional[datetime]) -> Tuple[int, int]:
@@ -145,7 +136,8 @@ def parse_adjustment(form, known) -> Union[Change, str]:
     comment = " ".join(form.get("comment", "").split())
     if not comment:
         return "say why in the comment: the student reads it beside their marks"
-    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in comment):
+    # a control character, or a bidirectional override or mark, which would reorder the marks beside it
+    if for_terminal(comment) != comment:
         return "the comment holds a control character; write it as plain text"
     if len(comment) > MAX_COMMENT:
         return f"the comment is {len(comment):,} characters long; keep it under {MAX_COMMENT}"

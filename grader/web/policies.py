@@ -30,6 +30,7 @@ from grader.web.models import (
     QUEUED,
     RUNNING,
     CourseSetting,
+    Extension,
     Submission,
     TaskPolicy,
 )
@@ -171,6 +172,16 @@ def shown_deadline(policy: Optional[TaskPolicy]) -> str:
     return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d} {moment.hour:02d}:{moment.minute:02d}"
 
 
+def deadline_for(student, task_id: str, policy: Optional[TaskPolicy]) -> Optional[datetime]:
+    """The deadline ``student``'s hand-ins of ``task_id`` are late after: their extension's, or the
+    task's (None: never late). The one rule of whose deadline counts: hand-ins are marked late by
+    it, and every page that tells the student their deadline says it."""
+    extension = Extension.objects.filter(student=student, task=task_id).values_list("deadline", flat=True).first()
+    if extension is not None:
+        return extension
+    return policy.deadline if policy is not None else None
+
+
 def policies_by_task() -> dict:
     return {policy.task: policy for policy in TaskPolicy.objects.all()}
 
@@ -186,16 +197,18 @@ def limits_in_words(task_id: str, student) -> List[str]:
             f"At most {bound} of your submissions may wait to be graded at once; you have {waiting} waiting now."
         )
     policy = TaskPolicy.objects.filter(task=task_id).first()
-    if policy is None:
-        return said
-    if policy.max_count is not None:
+    if policy is not None and policy.max_count is not None:
         used = Submission.objects.filter(student=student, task=task_id).count()
         said.append(f"You may hand it in {plural(policy.max_count, 'time')}; you have used {used}.")
-    if policy.min_interval_s:
+    if policy is not None and policy.min_interval_s:
         said.append(f"Wait at least {policy.min_interval_s} s between two submissions.")
-    if policy.deadline is not None:
-        late = LateRule(policy.late_rule, policy.late_penalty).in_words()
-        said.append(f"Deadline: {shown_deadline(policy)} UTC; later submissions are graded and marked late ({late}).")
+    # the student's own deadline (an extension's, when they have one), as their hand-ins are marked by
+    deadline = deadline_for(student, task_id, policy)
+    if deadline is not None:
+        late = (LateRule(policy.late_rule, policy.late_penalty) if policy else LateRule()).in_words()
+        yours = " (your extension)" if policy is None or deadline != policy.deadline else ""
+        shown = shown_deadline(Extension(deadline=deadline))
+        said.append(f"Deadline: {shown} UTC{yours}; later submissions are graded and marked late ({late}).")
     return said
 
 

@@ -28,8 +28,8 @@ from grader.safe_text import plural
 from grader.web.class_marks import class_marks, counted_in_words, roster_people
 from grader.web.course_state import course_problem, course_tasks
 from grader.web.gradescope_export import gradescope_zip
+from grader.web.handin import only_latest, regrade_ids, regrade_words
 from grader.web.handin import regrade as regrade_task
-from grader.web.handin import regrade_ids, regrade_words
 from grader.web.late_work import late_change_words, refresh_late
 from grader.web.models import BEST, CHOSEN, ERROR, Submission
 from grader.web.pages import REPORT_POLICY
@@ -197,9 +197,9 @@ def queue(request):
 @staff_required
 def regrade(request, task_id: str):
     """Two steps, as no script may ask: a GET (or a POST without ``confirm``) shows how many
-    submissions a regrade of the task would queue (each student's latest; under "best", every
-    graded one too), with the button that POSTs ``confirm``; that POST grades them again, then
-    back to the instructor's page."""
+    submissions a regrade of the task would queue (each student's latest and the one that counts;
+    under "best", every graded one too), with the button that POSTs ``confirm``; that POST grades
+    them again, then back to the instructor's page."""
     tasks = course_tasks()
     if task_id not in tasks:
         raise Http404("no such task")
@@ -207,15 +207,16 @@ def regrade(request, task_id: str):
         queued = regrade_task(task_id)
         messages.success(
             request,
-            f"{task_id}: {regrade_words(queued)} queued for grading again (old results stay until then).",
+            f"{task_id}: {regrade_words(queued, task_id)} queued for grading again (old results stay until then).",
         )
         return redirect("teach")
     count = len(regrade_ids(task_id))
+    latest = "each student's latest" if only_latest(task_id) else "each student's latest and the one that counts"
     which = {
         BEST: "every graded one of each student, as the best counts",
         CHOSEN: "each student's latest and the one they chose",
-    }.get(marks_from(), "each student's latest")
-    context = {"task": tasks[task_id], "count": count, "said": regrade_words(count), "which": which}
+    }.get(marks_from(), latest)
+    context = {"task": tasks[task_id], "count": count, "said": regrade_words(count, task_id), "which": which}
     return render(request, "web/regrade.html", context)
 
 

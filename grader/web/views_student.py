@@ -30,9 +30,8 @@ from grader.web.class_marks import student_marks
 from grader.web.companions import file_names, names_taken
 from grader.web.course_state import course_tasks, exercise_statement, handout_order
 from grader.web.handin import hand_in, read_upload, read_uploads
-from grader.web.late_work import deadline_for
-from grader.web.models import CHOSEN, DONE, ERROR, Submission, SubmissionFile, TaskPolicy
-from grader.web.policies import limits_in_words, marks_from
+from grader.web.models import CHOSEN, DONE, ERROR, NOT_COUNTED, Submission, SubmissionFile, TaskPolicy
+from grader.web.policies import deadline_for, limits_in_words, marks_from
 
 SHOWN_LINES = 2000  # a handed-in file longer than this is shown cut on its page (the file link has it all)
 
@@ -86,7 +85,8 @@ def line(row, number=None) -> dict:
 def counted(student, tasks) -> dict:
     """Per task id, how the student's task counts (``class_marks.student_marks``: the course's rule,
     late rule and adjustments): ``{"counts": line or None, "better": line or None, "points": "24 / 37",
-    "changed": what changed the graded points, in words ("" for nothing), "comment": an adjustment's}``;
+    "changed": what changed the graded points, in words ("" for nothing), "late_only": every graded one
+    is late work that does not count}``;
     ``better`` is a graded one that would earn more than the one that counts (under "latest" or
     "chosen"). Tasks with nothing graded and no adjustment are absent."""
     marks, found = student_marks(student, list(tasks.values()))
@@ -104,6 +104,7 @@ def counted(student, tasks) -> dict:
             "better": line(how.better, numbered[how.better.id]) if how.better is not None else None,
             "points": f"{plain_number(mark.score, 4)} / {plain_number(mark.max_score, 4)}",
             "changed": mark.changed,
+            "late_only": how.standing.late_only,  # graded, but none may count (not: none graded yet)
         }
     return said
 
@@ -126,6 +127,11 @@ def choose(request, number: int):
         return render(request, "web/forbidden.html", status=403)
     if row.status != DONE:
         messages.error(request, "Only a graded submission can count: wait until it is graded.")
+        return redirect("task", task_id=row.task)
+    policy = TaskPolicy.objects.filter(task=row.task).first()
+    if row.late and policy is not None and policy.late_rule == NOT_COUNTED:
+        # ``counting.pick`` would pass it over for an on-time one: saying "now counts" would be untrue
+        messages.error(request, f"Late work of {row.task} does not count: choose one handed in on time.")
         return redirect("task", task_id=row.task)
     with transaction.atomic():
         Submission.objects.filter(student=request.user, task=row.task, chosen=True).update(chosen=False)
