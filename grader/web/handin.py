@@ -72,7 +72,7 @@ def _too_soon(policy, student, task, now) -> int:
     return 0
 
 
-def _hold(student) -> None:
+def hold(student) -> None:
     """Make this transaction the only one handing in for ``student`` until it ends. PostgreSQL: lock
     the student's row (READ COMMITTED reads, after the lock, what the one before wrote). SQLite has
     no row locks and needs none: the transaction is immediate, so it already is the only writer."""
@@ -124,9 +124,10 @@ def hand_in(
     if isinstance(files, others.Refusal):  # all of the hand-in or none of it, and never a hand-in spent
         return HandIn(status=files.status, message=files.message)
     with transaction.atomic():  # the limits are checked where the row is written: no race between two uploads
-        _hold(student)
+        hold(student)
         now = timezone.now()
-        policy = TaskPolicy.objects.filter(task=task_id).first()
+        # locked: a deadline changed meanwhile waits for this row, then marks it by the new deadline
+        policy = TaskPolicy.objects.select_for_update().filter(task=task_id).first()
         wait = _too_soon(policy, student, task_id, now)
         if wait < 0:
             return HandIn(

@@ -18,6 +18,7 @@ from functools import wraps
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.views import redirect_to_login
+from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
@@ -109,8 +110,9 @@ def limits(request, task_id: str):
     parsed = parse_limits(request.POST)
     if isinstance(parsed, str):
         return teach(request, problem=f"{task_id}: {parsed}; nothing was changed.", status=400)
-    store_limits(task_id, parsed)
-    changed = late_change_words(*refresh_late([task_id]))
+    with transaction.atomic():  # one transaction: a hand-in meanwhile waits on the policy's row lock
+        store_limits(task_id, parsed)
+        changed = late_change_words(*refresh_late([task_id]))
     messages.success(request, f"{task_id}: limits and deadline saved.{changed}")
     return redirect("teach")
 
@@ -124,8 +126,9 @@ def limits_all(request):
     if isinstance(fields, str):
         return teach(request, problem=f"Every task: {fields}; nothing was changed.", status=400)
     tasks = course_tasks()
-    store_limits_for_all(list(tasks), fields)
-    changed = late_change_words(*refresh_late(list(tasks)))
+    with transaction.atomic():
+        store_limits_for_all(list(tasks), fields)
+        changed = late_change_words(*refresh_late(list(tasks)))
     messages.success(request, f"Every task ({plural(len(tasks), 'task')}): limits and deadline saved.{changed}")
     return redirect("teach")
 
