@@ -5,7 +5,8 @@ interpreter, both measured in the same run on this machine.
 
 The case cost: the task's reference solution is graded as ``check`` grades it (the best runner
 this machine allows, one case at a time, no shrinking), once with the task's own cases and once
-with ``--copies`` more copies of each (renamed, otherwise the same). CPU is counted for the whole
+with ``--copies`` more copies of each (renamed, otherwise the same; the generated cases' answers
+filled in first, untimed, as ``grade`` and the portal fill them once per course). CPU is counted for the whole
 tree: the grading process's own and, once its runner is closed, the fork server's with every
 program it started (``RUSAGE_CHILDREN``). Each grading starts its own runner and warms it with one
 run, so start-up and warm-up cancel out: (CPU with copies - CPU without) / added cases is what one
@@ -33,6 +34,7 @@ sys.path.insert(0, str(PROJECT))
 
 from grader.course.course_checkers import course_checkers  # noqa: E402
 from grader.course.loader import load_course  # noqa: E402
+from grader.course.reference import with_answers  # noqa: E402
 from grader.grade.grading import GradingContext, grade_file  # noqa: E402
 from grader.run.forkserver import best_runner  # noqa: E402
 
@@ -60,26 +62,25 @@ def _cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def _context(runner) -> GradingContext:
+    checkers = course_checkers(PROJECT)
+    return GradingContext(checkers=checkers, python=sys.executable, runner=runner, jobs=1, shrink=False, course=PROJECT)
+
+
 def grading_cpu(task, copies: int) -> float:
     """CPU seconds of grading the reference solution against ``task``'s cases and ``copies`` more
     copies of each, with a runner of its own (started, warmed and closed inside)."""
     cases = tuple(task.cases)
     for copy in range(copies):
         cases += tuple(replace(case, name=f"{case.name} (copy {copy + 1})") for case in task.cases)
-    copied = replace(task, cases=cases)
     solution = PROJECT / "solutions" / f"{task.id}.py"
+    with best_runner() as runner:  # the generated cases' answers, as the portal keeps them: not timed
+        copied = with_answers(replace(task, cases=cases), _context(runner))
     before = _cpu()
     runner = best_runner()
     try:
-        context = GradingContext(
-            checkers=course_checkers(PROJECT),
-            python=sys.executable,
-            runner=runner,
-            jobs=1,
-            shrink=False,
-            course=PROJECT,
-        )
-        grade_file(replace(task, cases=task.cases[:1]), solution, context)  # start and warm the server
+        context = _context(runner)
+        grade_file(replace(copied, cases=copied.cases[:1]), solution, context)  # start and warm the server
         result = grade_file(copied, solution, context)
         assert result.score == result.max_score, "the reference solution must pass every copy"
     finally:
