@@ -26,6 +26,7 @@ FLOOR = {name: number for number, names in enumerate(FLOORS) for name in names}
 # Run in the fork server, never imported by the grader: they import only the standard library.
 STANDALONE = {"grader.run.zygote", "grader.run.zygote_isolation", "grader.run.seeded_randomness"}
 STANDALONE |= {"grader.run.rule_guard", "grader.run.rule_tree", "grader.run.rule_checks"}
+STANDALONE |= {"grader.run.child_program", "grader.run.case_loop"}
 
 
 def _module(path: Path) -> str:

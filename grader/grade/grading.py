@@ -17,7 +17,7 @@ from typing import Dict, Mapping, Optional, Sequence, Tuple
 from grader.check.registry import CheckerRegistry
 from grader.course import reference
 from grader.course.layout import Course
-from grader.grade import hints, shrink
+from grader.grade import hints, shared_cases, shrink
 from grader.grade.quick_feedback import TimeoutGate
 from grader.grade.repeats import run_repeats
 from grader.grade.submitted_program import companion_names, run_seed, staged_program
@@ -53,6 +53,9 @@ class GradingContext:
     # A file that is still the exercise file (its functions as handed out) scores 0 without running;
     # verify sets False to see whether the cases themselves reject the stub.
     stubs_score_zero: bool = True
+    # A file's cases first run one after another in one process where the runner can (``shared_cases``);
+    # what is not accepted there runs again alone.
+    share_process: bool = True
 
 
 def grade_file(
@@ -107,8 +110,11 @@ def grade_submission(
     todo = [case for case in task.cases if case.name not in known]
     gate = TimeoutGate(task.cases, known, context.quick_feedback, context.not_run_advice)
     with staged_program(task, data, companions, context.python) as program:
+        shared = shared_cases.accepted_together(todo, program, context, shown) if context.share_process else {}
 
         def grade(case: Case) -> CaseResult:
+            if case.name in shared:
+                return shared[case.name]
             return grade_case(case, program, context, shown, context.repeat_jobs)
 
         with ThreadPoolExecutor(max_workers=max(1, context.case_jobs or context.jobs)) as pool:

@@ -149,13 +149,9 @@ RULE_BROKEN = 121
 _EXEC = exec
 
 
-def run(script, folder, rules=()):
-    """Run ``script`` (in ``folder``) as ``__main__`` as ``python script`` would; its exit status.
-
-    An exception that ends it is printed to its standard error, as Python prints it, and reported
-    to the grader as a record. With ``rules``, a rule broken while it runs ends it at once
-    (``RULE_BROKEN``), after a record of which rule, in which file and line.
-    """
+def prepared(script, folder, rules=()):
+    """``script`` compiled (``compiled``), with the task's ``rules`` made live in this process: the
+    code to ``execute``, or the exception reading or compiling it raised."""
     code = compiled(script, rules)
     if rules and not isinstance(code, BaseException):
         import rule_guard
@@ -165,6 +161,21 @@ def run(script, folder, rules=()):
             os._exit(RULE_BROKEN)
 
         rule_guard.install(rules, broken, folder)
+    return code
+
+
+def run(script, folder, rules=()):
+    """Run ``script`` (in ``folder``) as ``__main__`` as ``python script`` would; its exit status.
+
+    An exception that ends it is printed to its standard error, as Python prints it, and reported
+    to the grader as a record. With ``rules``, a rule broken while it runs ends it at once
+    (``RULE_BROKEN``), after a record of which rule, in which file and line.
+    """
+    return execute(prepared(script, folder, rules), script, folder)
+
+
+def execute(code, script, folder):
+    """Run ``code`` (``prepared``'s) as ``__main__`` in a fresh module; its exit status (see ``run``)."""
     try:
         if isinstance(code, BaseException):
             raise code

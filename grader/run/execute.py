@@ -44,6 +44,7 @@ CHILD_MODULES = (
     "rule_checks",
     "rule_guard",
     "child_program",
+    "case_loop",
 )
 
 

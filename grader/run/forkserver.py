@@ -17,7 +17,6 @@ import array
 import itertools
 import json
 import os
-import signal
 import socket
 import subprocess
 import threading
@@ -27,7 +26,6 @@ from pathlib import Path
 from typing import Dict, Optional, Sequence, Tuple
 
 from grader.model import Limits
-from grader.run.capture import REPORT_BYTES, Capture
 from grader.run.execute import (
     FIXED_HASHING,
     ProcessRunner,
@@ -39,8 +37,10 @@ from grader.run.execute import (
     rules_for_child,
 )
 from grader.run.file_view import server_view
+from grader.run.fork_child import START_TIMEOUT_S, ForkChild
 from grader.run.run_folders import RunFolder
 from grader.run.sandbox import Protections, with_fork_server
+from grader.run.shared_process import run_shared, session_limits
 
 
 def _zygote_source() -> str:
@@ -50,7 +50,6 @@ def _zygote_source() -> str:
 
 
 _ZYGOTE = _zygote_source()
-_START_TIMEOUT_S = 20
 
 
 class ServerGone(Exception):
@@ -59,126 +58,6 @@ class ServerGone(Exception):
 
 class ServerCannotStart(Exception):
     """The fork server did not say it was ready; ``str()`` says what was seen."""
-
-
-def _first_child(pid: int) -> int:
-    """The first child of ``pid`` as /proc lists it, or 0."""
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as handle:
-            children = handle.read().split()
-    except OSError:
-        return 0
-    return int(children[0]) if children else 0
-
-
-class _Child:
-    """A program the server forked: its pipes, its pid, and its exit status when it comes."""
-
-    def __init__(
-        self,
-        server: _Server,
-        ident: int,
-        pipes: Tuple[int, int, int, int],
-        below_an_init: bool = False,
-    ) -> None:
-        self.server = server
-        self._below_an_init = below_an_init
-        self._program_pid = 0
-        self.ident = ident
-        stdin_fd, stdout_fd, stderr_fd, report_fd = pipes
-        self.stdin = os.fdopen(stdin_fd, "wb")
-        self.stdout = os.fdopen(stdout_fd, "rb", buffering=0)
-        self.stderr = os.fdopen(stderr_fd, "rb", buffering=0)
-        self.report = os.fdopen(report_fd, "rb", buffering=0)
-        self.report_capture = Capture(REPORT_BYTES)
-        self._pid = 0
-        self.started = threading.Event()
-        self.ended = threading.Event()
-        self.status: Optional[int] = None
-        self.error = ""
-        self._done_read, self._done_write = os.pipe()
-        # The reader thread writes to the done pipe while this thread may be releasing it: a closed
-        # descriptor's number is soon another pipe's, so the two never overlap.
-        self._done_lock = threading.Lock()
-        self._released = False
-
-    # called by the server's reader thread
-    def _started(self, pid: int) -> None:
-        self._pid = pid
-        self.started.set()
-
-    @property
-    def pid(self) -> int:
-        """The program's process id (known once the server has forked it; 0 if it never was)."""
-        self.started.wait(_START_TIMEOUT_S)
-        return self._pid
-
-    @property
-    def program_pid(self) -> int:
-        """The pid of the process running the program's code (where it waits for input).
-
-        With a process namespace of its own, the server's child waits for the namespace's init,
-        whose first child is the program: found through /proc once both exist (0 until then).
-        """
-        if not self._below_an_init:
-            return self.pid
-        if not self._program_pid and self.pid > 0:
-            init = _first_child(self.pid)
-            self._program_pid = _first_child(init) if init else 0
-        return self._program_pid
-
-    def _ended(self, status: Optional[int], error: str = "") -> None:
-        self.status, self.error = status, error
-        with self._done_lock:
-            if not self._released:
-                os.write(self._done_write, b"x")
-        self.ended.set()
-        self.started.set()
-
-    @property
-    def lost(self) -> bool:
-        """True when the server went away while the program ran (not the program's doing)."""
-        return self.ended.is_set() and self.status is None
-
-    # the process interface the shared run loop uses
-    @property
-    def returncode(self) -> Optional[int]:
-        if not self.ended.is_set():
-            return None
-        if self.status is None:
-            return -signal.SIGKILL  # the server went away: the program was killed with it
-        return os.waitstatus_to_exitcode(self.status)
-
-    def poll(self) -> Optional[int]:
-        return self.returncode
-
-    def wait(self, timeout: Optional[float] = None) -> int:
-        if not self.ended.wait(timeout):
-            raise subprocess.TimeoutExpired("student program", timeout)
-        return self.returncode
-
-    def exit_fd(self) -> int:
-        return os.dup(self._done_read)
-
-    def kill_tree(self) -> None:
-        """Kill the program's process group now (the server reaps it and kills what it left)."""
-        if self.ended.is_set():
-            return  # its pid may already be someone else's
-        self.server.kill(self.ident)
-        if self.pid > 0:
-            try:
-                os.killpg(self.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-
-    def release(self) -> None:
-        with self._done_lock:
-            if self._released:
-                return
-            self._released = True
-            os.close(self._done_read)
-            os.close(self._done_write)
-            self.report.close()
 
 
 class _Server:
@@ -203,7 +82,7 @@ class _Server:
         theirs.close()
         self.sock = ours
         self.send_lock = threading.Lock()
-        self.children: Dict[int, _Child] = {}
+        self.children: Dict[int, ForkChild] = {}
         self.ids = itertools.count(1)
         self.alive = True
         self.hello: Optional[dict] = None  # what the server said when it was ready
@@ -213,10 +92,10 @@ class _Server:
 
     def wait_ready(self) -> dict:
         """The server's hello (how it isolates runs); ``ServerCannotStart`` if it never comes."""
-        if not self.ready.wait(_START_TIMEOUT_S) or self.hello is None:
+        if not self.ready.wait(START_TIMEOUT_S) or self.hello is None:
             code = self.process.poll()
             raise ServerCannotStart(
-                f"it ended with exit status {code}" if code is not None else f"no answer in {_START_TIMEOUT_S} s"
+                f"it ended with exit status {code}" if code is not None else f"no answer in {START_TIMEOUT_S} s"
             )
         return self.hello
 
@@ -255,9 +134,12 @@ class _Server:
         with self.send_lock:
             self.sock.sendmsg([data], ancillary)
 
-    def spawn(self, folder: RunFolder, limits: Limits, unbuffered: bool, seed: str = "", rules=()) -> _Child:
+    def spawn(
+        self, folder: RunFolder, limits: Limits, unbuffered: bool, seed: str = "", rules=(), control: int = -1
+    ) -> ForkChild:
         """Ask for one program, its randomness from ``seed``; returns at once (its pid comes when
-        the server has forked it).
+        the server has forked it). With ``control`` (a socket's descriptor, sent and not closed
+        here), a shared process that runs case after case (``case_loop``).
 
         Raises ``ServerGone`` when the server has stopped, so the caller can start another.
         """
@@ -270,7 +152,7 @@ class _Server:
         ident = next(self.ids)
         isolate = (self.hello or {}).get("isolation")
         pipes = (stdin_write, stdout_read, stderr_read, report_read)
-        child = _Child(self, ident, pipes, below_an_init=isolate == "userns")
+        child = ForkChild(self, ident, pipes, below_an_init=isolate == "userns")
         self.children[ident] = child
         request = {
             "op": "run",
@@ -283,10 +165,12 @@ class _Server:
             "isolate": isolate,
             "seed": seed,
             "rules": rules_for_child(rules),
+            "session": control >= 0,
         }
         joins = folder.cgroup.fds if folder.cgroup is not None else ()
         try:
-            self._send(request, [stdin_read, stdout_write, stderr_write, report_write, *joins])
+            shared = [control] if control >= 0 else []
+            self._send(request, [stdin_read, stdout_write, stderr_write, report_write, *shared, *joins])
         except OSError:
             self.alive = False
             raise ServerGone from None
@@ -365,6 +249,23 @@ class ForkServerRunner(ProcessRunner):
             server.stop()
             raise ServerCannotStart(self._cannot_start[python]) from None
         return server
+
+    def run_together(self, program: Program, runs: Sequence[Tuple[bytes, Limits, str]]) -> list:
+        """Run ``program`` on each (stdin, limits, seed) of ``runs`` in one shared process, in order
+        (``shared_process``): a ``RunResult`` per run, or None for each it did not finish there."""
+        try:
+            server = self._server(program.python, program.trusted)
+        except ServerCannotStart:
+            return [None] * len(runs)
+        if not (server.hello or {}).get("sessions"):
+            return [None] * len(runs)
+        with RunFolder(program, self.root, self.plan(program.python).uids) as folder:
+            folder.cgroup = self._cgroup(session_limits(runs))
+            try:
+                return run_shared(server, folder, program, runs)
+            finally:
+                if folder.cgroup is not None:
+                    self._cgroups.finish(folder.cgroup)
 
     def _launch(self, program: Program, folder: RunFolder, limits: Limits, unbuffered: bool):
         for _ in range(2):  # a server that died is replaced once

@@ -1,0 +1,154 @@
+"""The terms on which a submission's cases share one process (README, "Running untrusted code"),
+each shown by a program: a fresh ``__main__``, the student's own modules afresh, its own input,
+output and seed, anything abnormal ending the shared process, hidden cases last, repeats and
+interactive cases never shared, and a case not accepted there run again alone, whose result counts.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from grader.model import Limits
+from grader.run.execute import Program
+from grader.run.forkserver import ForkServerRunner
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the shared process is the fork server's")
+QUICK = Limits(time_s=3)
+
+
+@pytest.fixture(scope="module")
+def runner():
+    with ForkServerRunner() as made:
+        yield made
+
+
+def program(folder: Path, text: str, **others: str) -> Program:
+    for name, body in others.items():
+        (folder / f"{name}.py").write_text(body, encoding="utf-8")
+    path = folder / "main.py"
+    path.write_text(text, encoding="utf-8")
+    companions = tuple(folder / f"{name}.py" for name in others)
+    return Program(sys.executable, path, "main.py", companions=companions, own_modules=tuple(others))
+
+
+def together(runner, prog, inputs, limits=QUICK):
+    return runner.run_together(prog, [(text.encode(), limits, f"seed-{i}") for i, text in enumerate(inputs)])
+
+
+def outputs(results):
+    return [None if r is None else r.stdout.decode() for r in results]
+
+
+def test_each_case_gets_its_own_input_output_and_a_fresh_main(runner, tmp_path):
+    prog = program(tmp_path, "import sys\nseen = globals().get('seen', 0) + 1\nprint(input() * 2, seen)\n")
+    assert outputs(together(runner, prog, ["a", "b", "c"])) == ["aa 1\n", "bb 1\n", "cc 1\n"]
+
+
+def test_the_students_own_modules_are_imported_afresh_for_each_case(runner, tmp_path):
+    prog = program(tmp_path, "import helper\nhelper.calls.append(1)\nprint(len(helper.calls))\n", helper="calls = []\n")
+    assert outputs(together(runner, prog, ["", "", ""])) == ["1\n", "1\n", "1\n"]
+
+
+def test_each_case_has_its_own_seed_the_same_as_alone(runner, tmp_path):
+    prog = program(tmp_path, "import random\nprint(random.random())\n")
+    shared = outputs(together(runner, prog, ["", "", ""]))
+    alone = [runner.run(replace(prog, seed=f"seed-{i}"), b"", QUICK).stdout.decode() for i in range(3)]
+    assert shared == alone and len(set(shared)) == 3
+
+
+@pytest.mark.parametrize(
+    "leaves",
+    [
+        "open('left.txt', 'w').write('x')",  # a file in its folder
+        "open('/tmp/left.txt', 'w').write('x')",  # a file in its temporary folder
+        "import threading, time\nthreading.Thread(target=time.sleep, args=(30,), daemon=True).start()",
+        "import signal\nsignal.signal(signal.SIGTERM, lambda *a: None)",
+        "import os\nos.chdir('/')",
+        "import builtins\nbuiltins.print = lambda *a, **k: None",
+        "import sys\nsys.setrecursionlimit(50000)",
+        "import os\nos.environ['LEFT'] = '1'",
+        "import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'])",
+    ],
+)
+def test_a_case_that_leaves_something_behind_ends_the_shared_process(runner, tmp_path, leaves):
+    prog = program(tmp_path, f"import sys\n{leaves}\nsys.stdout.write('done\\n')\n")
+    results = together(runner, prog, ["", "", ""])
+    assert results[0] is not None and results[0].stdout == b"done\n"  # its own result stands
+    assert results[1:] == [None, None]  # the rest run alone
+
+
+@pytest.mark.parametrize(
+    "ends",
+    [
+        "import os\nos._exit(0)",
+        "raise SystemExit(3)",
+        "raise ValueError('no')",
+        "while True: pass",
+        "print('x' * 10**7)",
+    ],
+)
+def test_a_case_that_ends_badly_leaves_it_and_the_rest_to_runs_alone(runner, tmp_path, ends):
+    prog = program(
+        tmp_path, f"import sys\nif input() == 'bad':\n    {ends.replace(chr(10), chr(10) + '    ')}\nprint('ok')\n"
+    )
+    limits = replace(QUICK, time_s=1, output_bytes=1000)
+    results = together(runner, prog, ["fine", "bad", "fine"], limits)
+    assert outputs(results[:1]) == ["ok\n"]
+    if ends.startswith(("raise SystemExit", "raise ValueError")):
+        assert results[1] is not None and results[1].exit_code != 0  # its own result, then the end
+    else:
+        assert results[1] is None
+    assert results[2] is None
+
+
+def test_hidden_cases_run_last_and_repeats_and_sessions_are_never_shared():
+    from support import PROJECT
+
+    from grader.course.course_checkers import course_checkers
+    from grader.course.loader import load_course
+    from grader.grade.grading import GradingContext
+    from grader.grade.shared_cases import sharing
+
+    course = load_course(PROJECT)
+    context = GradingContext(checkers=course_checkers(PROJECT), python=sys.executable)
+    order = sharing(course["nim_sum"].cases, context)
+    hidden = [case.hidden for case in order]
+    assert hidden == sorted(hidden) and any(hidden) and not all(hidden)  # visible first, hidden last
+    assert not any(case.repeat > 1 for task in course.values() for case in sharing(task.cases, context))
+    assert sharing(course["working_game"].cases, context) == []  # a game is a session with the grader
+
+
+def test_a_case_that_fails_only_in_the_shared_process_is_run_alone_and_that_counts(tmp_path):
+    """State kept in a library module is not something a later case should see, and is not looked
+    for: a program that answers wrongly only after another case ran is graded as alone."""
+    from support import PROJECT
+
+    from grader.course.course_checkers import course_checkers
+    from grader.grade.grading import GradingContext, grade_file
+    from grader.model import Case, Task
+
+    (tmp_path / "echo.py").write_text(
+        "import math\nmath.ran = getattr(math, 'ran', 0) + 1\nprint(input() if math.ran == 1 else 'wrong')\n"
+    )
+    cases = tuple(
+        Case(name=f"echo {i}", input=f"{i}\n", expected=(f"{i}\n",), checker="text", checker_options={}, limits=QUICK)
+        for i in range(4)
+    )
+    task = Task(id="echo", title="echo", cases=cases)
+    with ForkServerRunner() as runner:
+        context = GradingContext(checkers=course_checkers(PROJECT), python=sys.executable, runner=runner, jobs=1)
+        shared = grade_file(task, tmp_path / "echo.py", context)
+        assert (
+            runner.run_together(
+                Program(sys.executable, tmp_path / "echo.py", "echo.py"), [(b"0\n", QUICK, "a"), (b"1\n", QUICK, "b")]
+            )[1].stdout
+            == b"wrong\n"
+        )  # in the shared process the second case answers wrongly
+        alone = grade_file(task, tmp_path / "echo.py", replace(context, share_process=False))
+    assert [c.verdict for c in shared.cases] == [c.verdict for c in alone.cases]
+    assert shared.score == shared.max_score == alone.score
