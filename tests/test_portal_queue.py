@@ -134,7 +134,7 @@ def test_a_unit_lost_with_its_worker_again_and_again_is_the_graders_failure(stud
             def get(tasks, task_id):
                 return course_tasks()[task_id], "cases"
 
-        def grade(self, work):
+        def grade(self, work, shrink=False):
             raise WorkLost("the worker died")
 
     (number,) = queued(students["q-ann"])

@@ -69,6 +69,14 @@ class _Metered:
         return self.inner.protections(python)
 
 
+def shrinkable(result: CaseResult) -> bool:
+    """Whether ``shrink`` looks for a smaller input for ``result``: a wrong answer, a presentation
+    error or a crash (``SHRINKABLE``) of a visible generated case. The portal, which grades first
+    without shrinking, reads it to know whether a file owes a second pass that shrinks."""
+    case = result.case
+    return case.generated is not None and not case.hidden and result.verdict in SHRINKABLE
+
+
 def shrink(
     task: Task,
     result: CaseResult,
@@ -88,9 +96,9 @@ def shrink(
     is the answer. ``grade_case`` grades one candidate (``grading.grade_case``, passed in: grading
     calls this module, not the other way round).
     """
-    case = result.case
-    if case.generated is None or case.hidden or result.verdict not in SHRINKABLE:
+    if not shrinkable(result):
         return None
+    case = result.case
     budget = budget if budget is not None else ShrinkBudget()
     allowed = min(SHRINK_FACTOR * result.time_s, budget.seconds)
     meter = _Metered(context.runner)
