@@ -54,11 +54,33 @@ def test_the_students_own_modules_are_imported_afresh_for_each_case(runner, tmp_
     assert outputs(together(runner, prog, ["", "", ""])) == ["1\n", "1\n", "1\n"]
 
 
-def test_each_case_has_its_own_seed_the_same_as_alone(runner, tmp_path):
-    prog = program(tmp_path, "import random\nprint(random.random())\n")
-    shared = outputs(together(runner, prog, ["", "", ""]))
+@pytest.mark.parametrize("fork", [False, True], ids=["in the process", "forked, as a repeat"])
+def test_each_case_has_its_own_seed_the_same_as_alone(runner, tmp_path, fork):
+    prog = program(
+        tmp_path, "import os, random\nprint(random.random(), random.SystemRandom().random(), os.urandom(4))\n"
+    )
+    with runner.shared(prog, QUICK) as session:
+        shared = [session.run(b"", QUICK, f"seed-{i}", fork=fork).stdout.decode() for i in range(3)]
     alone = [runner.run(replace(prog, seed=f"seed-{i}"), b"", QUICK).stdout.decode() for i in range(3)]
     assert shared == alone and len(set(shared)) == 3
+
+
+def test_a_repeat_runs_in_a_fresh_child_and_leaves_the_process_as_it_was(runner, tmp_path):
+    leaves = (
+        "import builtins, sys\nbuiltins.SEEN = getattr(builtins, 'SEEN', 0) + 1\nprint(builtins.SEEN)\nsys.exit(3)\n"
+    )
+    prog = program(tmp_path, leaves)
+    with runner.shared(prog, QUICK) as session:
+        forked = [session.run(b"", QUICK, f"seed-{i}", fork=True) for i in range(3)]
+        assert session.alive  # a forked run's exit status and state die with its child
+    assert [(r.stdout, r.exit_code) for r in forked] == [(b"1\n", 3)] * 3
+
+
+def test_many_cases_in_one_process_do_not_pile_up(runner, tmp_path):
+    prog = program(tmp_path, "import random\nprint(random.randrange(10))\n")
+    with runner.shared(prog, QUICK) as session:
+        ran = [session.run(b"", QUICK, f"seed-{i}", fork=i % 2 == 0) for i in range(1200)]
+    assert all(r is not None and r.exit_code == 0 for r in ran)
 
 
 @pytest.mark.parametrize(
@@ -106,21 +128,27 @@ def test_a_case_that_ends_badly_leaves_it_and_the_rest_to_runs_alone(runner, tmp
     assert results[2] is None
 
 
-def test_hidden_cases_run_last_and_repeats_and_sessions_are_never_shared():
+def test_repeats_and_games_run_first_forked_then_visible_cases_then_hidden_ones():
     from support import PROJECT
 
     from grader.course.course_checkers import course_checkers
     from grader.course.loader import load_course
     from grader.grade.grading import GradingContext
-    from grader.grade.shared_cases import sharing
+    from grader.grade.shared_cases import forked, sharing
 
     course = load_course(PROJECT)
     context = GradingContext(checkers=course_checkers(PROJECT), python=sys.executable)
-    order = sharing(course["nim_sum"].cases, context)
-    hidden = [case.hidden for case in order]
-    assert hidden == sorted(hidden) and any(hidden) and not all(hidden)  # visible first, hidden last
-    assert not any(case.repeat > 1 for task in course.values() for case in sharing(task.cases, context))
-    assert sharing(course["working_game"].cases, context) == []  # a game is a session with the grader
+    for task in course.values():
+        order = sharing(task.cases, context)
+        apart = [forked(case, context) for case in order]
+        assert apart == sorted(apart, reverse=True)  # every forked case before the others
+        inside = [case.hidden for case in order if not forked(case, context)]
+        assert inside == sorted(inside)  # in the process itself: visible first, hidden last
+    nim_sum = [case.hidden for case in sharing(course["nim_sum"].cases, context)]
+    assert any(nim_sum) and not all(nim_sum)
+    assert any(case.repeat > 1 for case in sharing(course["optimal_move"].cases, context))
+    games = sharing(course["working_game"].cases, context)
+    assert games and all(forked(case, context) for case in games)  # each game in a child of its own
 
 
 def test_a_case_that_fails_only_in_the_shared_process_is_run_alone_and_that_counts(tmp_path):
@@ -152,3 +180,29 @@ def test_a_case_that_fails_only_in_the_shared_process_is_run_alone_and_that_coun
         alone = grade_file(task, tmp_path / "echo.py", replace(context, share_process=False))
     assert [c.verdict for c in shared.cases] == [c.verdict for c in alone.cases]
     assert shared.score == shared.max_score == alone.score
+
+
+@pytest.mark.parametrize(
+    "task_id, wrong",
+    [("optimal_move", "p_position_picks_empty_rows.py"), ("working_game", "turn_passes_after_illegal_move.py")],
+)
+def test_repeats_and_games_get_the_same_verdicts_shared_as_alone(task_id, wrong):
+    """Every verdict of a reference solution and of a known-wrong one is the same with the shared
+    process as with one process per run (the pytest plugin checks every known-wrong file is caught; this is
+    the randomised and the played cases, run both ways here)."""
+    from support import PROJECT
+
+    from grader.course.course_checkers import course_checkers
+    from grader.course.loader import load_course
+    from grader.course.reference import with_answers
+    from grader.grade.grading import GradingContext, grade_file
+
+    with ForkServerRunner() as runner:
+        context = GradingContext(checkers=course_checkers(PROJECT), python=sys.executable, runner=runner, jobs=2)
+        task = with_answers(load_course(PROJECT)[task_id], context)
+        for path in (PROJECT / "solutions" / f"{task_id}.py", PROJECT / "solutions" / "wrong" / task_id / wrong):
+            verdicts = {
+                share: [c.verdict for c in grade_file(task, path, replace(context, share_process=share)).cases]
+                for share in (True, False)
+            }
+            assert verdicts[True] == verdicts[False], path.name

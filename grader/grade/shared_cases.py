@@ -5,25 +5,31 @@ Out: the result of each case that was accepted in the shared process (by case na
 case is run alone afterwards, as if there had been no shared process, and that result counts. So
 sharing can never cost a student a mark, and a failing case's report is the one it gets alone.
 
-Which cases share: those with one run (the repeats of a randomised case each need a fresh process:
-state kept between them could fake randomness), with a checker that reads the output once it is
-complete (not an interactive session), and with the same limits as most of them but for time (the
-process's limits are set once). Visible cases run first and hidden ones last, so nothing a hidden
-case leaves in the process can reach a case whose output a student sees. Each case gets a fresh
+Which cases share: those with the same limits as most of them but for time (the process's limits
+are set once). The order: each run of a repeated case and each game played with the grader first,
+each in a child of the shared process forked before anything ran there (state kept between runs
+could fake randomness; a game's program is watched as a process while it waits for input; and a
+child leaves nothing in the process: only a file or a process left behind, which ends it); then the
+other cases in the process itself, visible first and hidden last, so that nothing a hidden case
+leaves in the process can reach a case whose output a student sees. Each case gets a fresh
 ``__main__``, its own modules imported afresh, its own input and output, seed and time limit
-(``run/case_loop.py``, ``run/shared_process.py``).
+(``run/case_loop.py``, ``run/shared_process.py``). A repeated case is decided as alone
+(``repeats``: the same runs, the same early stop), and any of its runs that did not end normally
+in the shared process sends the whole case to run alone.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from typing import Dict, Sequence
+from typing import Dict, Optional, Sequence
 
+from grader.grade.repeats import run_repeats
 from grader.grade.submitted_program import run_seed
-from grader.grade.verdicts import run_result
-from grader.model import Case, CaseResult
+from grader.grade.verdicts import repeats_result, run_result
+from grader.model import Case, CaseResult, Verdict
 from grader.run.execute import Program
+from grader.run.shared_process import session_limits
 
 
 def _limits_but_time(case: Case) -> tuple:
@@ -32,31 +38,57 @@ def _limits_but_time(case: Case) -> tuple:
 
 
 def sharing(cases: Sequence[Case], context) -> list:
-    """The cases that share one process, in the order they run there (visible, then hidden)."""
-    checkers = {c.checker: context.checkers.get(c.checker) for c in cases}
-    eligible = [c for c in cases if c.repeat <= 1 and checkers[c.checker] and not checkers[c.checker].interactive]
-    if len(eligible) < 2:
+    """The cases that share one process, in the order they run there (see the module's docstring)."""
+    eligible = [c for c in cases if context.checkers.get(c.checker) is not None]
+    if not eligible or (len(eligible) < 2 and not forked(eligible[0], context)):
         return []
     common, _ = Counter(_limits_but_time(c) for c in eligible).most_common(1)[0]
     chosen = [c for c in eligible if _limits_but_time(c) == common]
-    return [c for c in chosen if not c.hidden] + [c for c in chosen if c.hidden]
+    apart = [c for c in chosen if forked(c, context)]
+    inside = [c for c in chosen if not forked(c, context)]
+    visible_first = [c for c in apart if not c.hidden] + [c for c in apart if c.hidden]
+    return visible_first + [c for c in inside if not c.hidden] + [c for c in inside if c.hidden]
+
+
+def forked(case: Case, context) -> bool:
+    """Whether ``case``'s runs each run in a child of the shared process: a repeated case, or a
+    game played with the grader (its program waits for input: it is watched as a process)."""
+    return case.repeat > 1 or context.checkers.get(case.checker).interactive
+
+
+def _in_session(session, case: Case, program: Program, context, shown: str) -> Optional[CaseResult]:
+    """``case`` decided from its runs in ``session``, as ``grading.grade_case`` decides it alone;
+    None when a run did not end normally there."""
+    checker = context.checkers.get(case.checker)
+    lost = []
+
+    def one(index: int) -> CaseResult:
+        each = replace(program, seed=run_seed(program.seed, case, index))
+        game = checker.function(**case.checker_options) if checker.interactive else None
+        run = session.run(case.input.encode("utf-8"), case.limits, each.seed, forked(case, context), game)
+        if run is None or run.exit_code != 0 or run.crash is not None:
+            lost.append(index)
+            return CaseResult(case, Verdict.RUNTIME_ERROR, "")  # stops the runs; never kept
+        return run_result(case, checker, run, game, each, context.task_ids, shown)
+
+    results = run_repeats(one, case, 1, context.stop_when_random)
+    return None if lost else repeats_result(case, results)
 
 
 def accepted_together(cases: Sequence[Case], program: Program, context, shown: str) -> Dict[str, CaseResult]:
     """Run ``sharing(cases)`` in one process of ``context.runner`` (when it has them); the results
     of those accepted there, by case name."""
-    together = getattr(context.runner, "run_together", None)
-    chosen = sharing(cases, context) if together is not None else []
+    shared = getattr(context.runner, "shared", None)
+    chosen = sharing(cases, context) if shared is not None else []
     if not chosen:
         return {}
-    programs = [replace(program, seed=run_seed(program.seed, case, 0)) for case in chosen]
-    runs = [(case.input.encode("utf-8"), case.limits, each.seed) for case, each in zip(chosen, programs)]
+    limits = session_limits([(b"", case.limits, "") for case in chosen for _ in range(max(1, case.repeat))])
     accepted = {}
-    for case, each, run in zip(chosen, programs, together(program, runs)):
-        if run is None or run.exit_code != 0 or run.crash is not None:
-            continue
-        checker = context.checkers.get(case.checker)
-        result = run_result(case, checker, run, None, each, context.task_ids, shown)
-        if result.accepted:
-            accepted[case.name] = result
+    with shared(program, limits) as session:
+        for case in chosen:
+            if session is None or not session.alive:
+                break
+            result = _in_session(session, case, program, context, shown)
+            if result is not None and result.accepted:
+                accepted[case.name] = result
     return accepted

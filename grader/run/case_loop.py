@@ -5,9 +5,12 @@ imported by the grader: it imports only the standard library and the modules sen
 
 The fork server's child runs the first case on the standard streams and report channel it was
 given, as any run. Then, instead of ending, it tells the grader how the case ended on the control
-socket (``CONTROL``, a SOCK_SEQPACKET the grader holds the other end of) and waits there for the
-next case: a message ``{"seed": S}`` with the case's standard input, output, error and report
-channel attached (SCM_RIGHTS). Each case gets:
+socket (a SOCK_SEQPACKET the grader holds the other end of) and waits there for the next case: a
+message ``{"seed": S, "fork": BOOL, "unbuffered": BOOL}`` with the case's standard input, output, error and report
+channel attached (SCM_RIGHTS). A case with ``fork`` (each run of a repeated case: state kept
+between its runs could fake randomness; and a game played with the grader, its output unbuffered)
+runs in a child of this process, forked before any case
+ran here, so it starts as fresh as a run of its own; the others run here, and each gets:
   - those four descriptors in place of the last case's (the last case's are closed first, so the
     grader sees the end of its output), and standard streams made afresh on them;
   - its randomness from its own seed (``seeded_randomness``);
@@ -16,7 +19,8 @@ After each case this process answers ``{"status": EXIT, "clean": BOOL}``. ``clea
 the case left anything a later case could see: a different working directory, signal handlers,
 built-ins, recursion limit, module search path or environment; a thread or child process still
 there; a file made, changed or removed in its folder or its temporary folders; or an exit status
-other than 0. This process then ends, and the grader runs what is left one process per case. A
+other than 0 (for a forked case: only a file or a process left behind). This process then ends,
+and the grader runs what is left one process per case. A
 case that ends the process (a rule broken, ``os._exit``, a crash of the interpreter) or that the
 grader stops (a time-out, a flood) ends the shared process too; no answer comes, the socket closes.
 """
@@ -38,7 +42,8 @@ _MAX_ENTRIES = 2000  # a folder listed past this many entries counts as changed
 
 
 def _receive(control):
-    """The next case: (its seed, its four descriptors), or None when the grader has closed the socket."""
+    """The next case: (its seed, whether to fork it, whether its output is unbuffered, its four
+    descriptors), or None when the grader has closed the socket."""
     fds = array.array("i")
     data, ancillary, _, _ = control.recvmsg(4096, socket.CMSG_SPACE(8 * fds.itemsize))
     for level, kind, payload in ancillary:
@@ -51,14 +56,19 @@ def _receive(control):
     fds = list(fds)
     if len(fds) != 4:
         raise ValueError("a case needs four descriptors")
-    return str(json.loads(data)["seed"]), fds
+    message = json.loads(data)
+    return str(message["seed"]), message.get("fork") is True, message.get("unbuffered") is True, fds
 
 
-def _streams():
-    """Standard streams made afresh on fds 0, 1 and 2 (nothing read ahead or left in a buffer)."""
+def _streams(unbuffered=False):
+    """Standard streams made afresh on fds 0, 1 and 2 (nothing read ahead or left in a buffer);
+    ``unbuffered`` for a case played as a session (each prompt must reach the grader at once)."""
+    raw_out = io.FileIO(1, "wb", closefd=False)
     return (
         io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "rb", closefd=False)), encoding="utf-8"),
-        io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "wb", closefd=False)), encoding="utf-8"),
+        io.TextIOWrapper(
+            raw_out if unbuffered else io.BufferedWriter(raw_out), encoding="utf-8", write_through=unbuffered
+        ),
         io.TextIOWrapper(
             io.FileIO(2, "wb", closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True
         ),
@@ -129,21 +139,58 @@ def _end_case(quiet_fd):
         os.dup2(quiet_fd, target, inheritable=target != child_program.REPORT_FD)
 
 
-def serve(control_fd, script, folder, rules):
-    """Run case after case (the first on the descriptors in place now); never returns."""
+def _become_subreaper():
+    """What a forked run leaves running comes back to this process, where ``state`` sees it."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError, ImportError):
+        pass
+
+
+def _forked(code, script, folder, quiet_fd, seed, unbuffered):
+    """Run the case in a child of this process (which then never ran the student's code): its
+    exit status, or minus the signal that ended it (as a run of its own reports it)."""
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            # again here: ``random`` reseeds itself in a new child (os.register_at_fork)
+            seeded_randomness.seed_everything(seed)
+            sys.stdin, sys.stdout, sys.stderr = _streams(unbuffered)
+            status = child_program.execute(code, script, folder)
+        finally:
+            os._exit(status & 0xFF)
+    _end_case(quiet_fd)  # this process's copies: the case's output ends when the child's does
+    _, wait_status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(wait_status)
+
+
+def serve(control_fd, script, folder, rules, fork_first=False, seed="", unbuffered=False):
+    """Run case after case (the first on the descriptors in place now, with ``seed``, forked when
+    ``fork_first``); never returns. A forked case runs in a child of this process, so that its
+    process leaves this one as it was; it only ends the shared process when it leaves a file or a
+    process behind."""
     status = 1
     try:
         control = socket.socket(fileno=control_fd)
         quiet_fd = os.open(os.devnull, os.O_RDWR)
         sys.dont_write_bytecode = True  # an import must not leave a file for the next case to see
+        _become_subreaper()
         code = child_program.prepared(script, folder, rules)
         before = state(folder)
+        fork = fork_first
         while True:
-            sys.stdin, sys.stdout, sys.stderr = _streams()
-            status = child_program.execute(code, script, folder)
-            _end_case(quiet_fd)
-            _forget_own_modules(folder)
-            clean = status == 0 and state(folder) == before
+            if fork:
+                status = _forked(code, script, folder, quiet_fd, seed, unbuffered)
+                clean = state(folder) == before
+            else:
+                sys.stdin, sys.stdout, sys.stderr = _streams()
+                status = child_program.execute(code, script, folder)
+                _end_case(quiet_fd)
+                _forget_own_modules(folder)
+                clean = status == 0 and state(folder) == before
             control.send(json.dumps({"status": status, "clean": clean}).encode())
             if not clean:
                 break
@@ -151,11 +198,11 @@ def serve(control_fd, script, folder, rules):
             if case is None:
                 status = 0
                 break
-            seed, fds = case
+            seed, fork, unbuffered, fds = case
             for target, fd in zip((0, 1, 2, child_program.REPORT_FD), fds):
                 os.dup2(fd, target, inheritable=target != child_program.REPORT_FD)
                 os.close(fd)
             seeded_randomness.seed_everything(seed)
     except BaseException:  # the program broke what this loop needs: the shared process ends here
         status = 1
-    os._exit(status & 0xFF)
+    os._exit(max(status, 0) & 0xFF)

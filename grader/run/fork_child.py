@@ -19,7 +19,7 @@ from grader.run.capture import REPORT_BYTES, Capture
 START_TIMEOUT_S = 20  # how long a server may take to start, or to fork a program
 
 
-def _first_child(pid: int) -> int:
+def first_child(pid: int) -> int:
     """The first child of ``pid`` as /proc lists it, or 0."""
     try:
         with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as handle:
@@ -81,8 +81,8 @@ class ForkChild:
         if not self._below_an_init:
             return self.pid
         if not self._program_pid and self.pid > 0:
-            init = _first_child(self.pid)
-            self._program_pid = _first_child(init) if init else 0
+            init = first_child(self.pid)
+            self._program_pid = first_child(init) if init else 0
         return self._program_pid
 
     def _ended(self, status: Optional[int], error: str = "") -> None:

@@ -20,6 +20,10 @@ import hashlib
 import os
 import random
 
+# ``Random.seed`` as Python has it: each seeding wraps this one, never the last wrapper (a shared
+# process seeds once per case, and wrappers of wrappers would nest as deep as its cases).
+_UNSEEDED = random.Random.seed
+
 
 class _Stream:
     """Bytes that look random and follow from ``seed`` alone (SHAKE-256 over a counter)."""
@@ -55,12 +59,11 @@ def seed_everything(seed):
         os.getrandom = getrandom
     if hasattr(random, "_urandom"):
         random._urandom = urandom  # SystemRandom (and so secrets) draws through this name
-    unseeded = random.Random.seed
 
     def seed_method(self, a=None, version=2):
         if a is None:  # "seed from the operating system": from the run's stream instead
             a = int.from_bytes(stream.take(32), "big")
-        unseeded(self, a, version)
+        _UNSEEDED(self, a, version)
 
     random.Random.seed = seed_method
     # The module's functions are methods of one hidden instance, bound when ``random`` was imported.

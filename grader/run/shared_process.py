@@ -1,8 +1,9 @@
 """The grader's side of a shared process: one process runs a submission's cases one after another.
 
-In: a running fork server, the run folder (with its cgroup), the program and its runs (standard
-input, limits, seed), in the order to run them. Out: a ``RunResult`` for each run the shared
-process finished, and None for each it did not. The first run that times out, floods its output,
+In: a running fork server, the run folder (with its cgroup), the program and the process's limits
+(``session_limits``); then, one by one, its runs (standard input, limits, seed, and whether to run
+it in a child of the shared process: ``SharedProcess.run``). Out: a ``RunResult`` for each run the
+shared process finished, and None for each it did not. The first run that times out, floods its output,
 ends the process (a rule broken, ``os._exit``, a crash of the interpreter, a message that is not
 ours) or leaves it unclean (``case_loop``) is the last run there: that run gets None when it did
 not end normally (its result is a time-out or a flood alone, never a shared process's), its own
@@ -25,12 +26,14 @@ import select
 import socket
 import subprocess
 import time
-from typing import List, Optional, Sequence, Tuple
+from dataclasses import replace
+from typing import Optional, Sequence, Tuple
 
 from grader.model import Limits
 from grader.run.capture import REPORT_BYTES, Capture, captures, finish
+from grader.run.fork_child import first_child
 from grader.run.run_facts import RunResult
-from grader.run.streams import pump
+from grader.run.streams import converse, pump
 
 Run = Tuple[bytes, Limits, str]  # standard input, limits, seed
 _EXTRA_FILES = 2  # the control socket and /dev/null, held by ``case_loop`` beside the program's own
@@ -55,9 +58,11 @@ class _Case:
     """One case of the shared process, as the run loops see a process: its pipes, its end (the
     process's answer on the control socket), and a kill that ends the whole shared process."""
 
-    def __init__(self, child, control: socket.socket, pipes) -> None:
+    def __init__(self, child, control: socket.socket, pipes, forked: bool = False) -> None:
         self.child = child
         self.control = control
+        self.forked = forked
+        self._program_pid = 0
         self.stdin, self.stdout, self.stderr, self.report = pipes
         self.report_capture = Capture(REPORT_BYTES)
         self.cgroup = None  # the shared process's cgroup is not the case's: its memory is not told apart
@@ -70,6 +75,16 @@ class _Case:
     def pid(self) -> int:
         return self.child.pid
 
+    @property
+    def program_pid(self) -> int:
+        """Where the case's program waits for input (``streams.converse``): the shared process, or
+        for a forked case its child (0 until it is there)."""
+        if not self.forked:
+            return self.child.program_pid
+        if not self._program_pid and self.child.program_pid > 0:
+            self._program_pid = first_child(self.child.program_pid)
+        return self._program_pid
+
     def exit_fd(self) -> int:
         """Readable when the case has ended: the process answered, or closed the socket by ending."""
         return os.dup(self.control.fileno())
@@ -80,7 +95,8 @@ class _Case:
             data = self.control.recv(4096)
             answer = json.loads(data) if data else None
             status, clean = answer["status"], answer["clean"]
-            if not (type(status) is int and 0 <= status <= 255 and type(clean) is bool):
+            # a forked case that a signal ended says minus the signal, as a run of its own
+            if not (type(status) is int and -64 <= status <= 255 and type(clean) is bool):
                 raise ValueError(answer)
             self.status, self.clean, self.answered = status, clean, True
         except (OSError, ValueError, TypeError, KeyError, RecursionError):
@@ -111,13 +127,20 @@ class _Case:
         if not self.answered:
             self.child.kill_tree()
 
-    def run(self, stdin: bytes, limits: Limits, workdir: str) -> Optional[RunResult]:
-        """The case's result, or None when it did not end normally in the shared process."""
+    def run(self, stdin: bytes, limits: Limits, workdir: str, session=None) -> Optional[RunResult]:
+        """The case's result (with ``session``, played with it as ``ProcessRunner.interact`` plays),
+        or None when it did not end normally in the shared process."""
         start = time.monotonic()
         stdout, stderr = captures(limits)
+        waiting = False
         try:
-            timed_out, flooded = pump(self, stdin, stdout, stderr, limits, start)
-            result = finish(self, start, stdout, stderr, timed_out, flooded, workdir, limits)
+            if session is None:
+                timed_out, flooded = pump(self, stdin, stdout, stderr, limits, start)
+            else:
+                timed_out, flooded, waiting = converse(self, session, stdout, stderr, limits, start)
+            result = replace(
+                finish(self, start, stdout, stderr, timed_out, flooded, workdir, limits), waiting_for_input=waiting
+            )
         except BaseException:
             self.child.kill_tree()
             raise
@@ -127,7 +150,7 @@ class _Case:
         return result
 
 
-def _next_case(control: socket.socket, seed: str) -> Optional[Tuple]:
+def _next_case(control: socket.socket, seed: str, fork: bool, unbuffered: bool) -> Optional[Tuple]:
     """Send the next case's seed and far ends of its pipes; our ends (None when the process is gone)."""
     stdin_read, stdin_write = os.pipe()
     stdout_read, stdout_write = os.pipe()
@@ -136,9 +159,8 @@ def _next_case(control: socket.socket, seed: str) -> Optional[Tuple]:
     theirs = [stdin_read, stdout_write, stderr_write, report_write]
     ours = [stdin_write, stdout_read, stderr_read, report_read]
     try:
-        control.sendmsg(
-            [json.dumps({"seed": seed}).encode()], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", theirs))]
-        )
+        message = json.dumps({"seed": seed, "fork": fork, "unbuffered": unbuffered}).encode()
+        control.sendmsg([message], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", theirs))])
     except OSError:
         for fd in ours:
             os.close(fd)
@@ -171,37 +193,54 @@ def _end(child, control: socket.socket) -> None:
     child.release()
 
 
-def run_shared(server, folder, program, runs: Sequence[Run]) -> List[Optional[RunResult]]:
-    """Run ``program`` (staged in ``folder``) on ``runs`` in one shared process of ``server``; see
-    the module's docstring for what each run gets."""
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    results: List[Optional[RunResult]] = []
-    child = None
-    sent = False
-    try:
-        for stdin, limits, seed in runs:
-            if child is None:
-                try:
-                    child = server.spawn(
-                        folder, session_limits(runs), False, seed, program.rules, control=theirs.fileno()
-                    )
-                except Exception:  # the server went away: every run is run alone
-                    break
-                finally:
-                    theirs.close()
-                    sent = True
-                pipes = (child.stdin, child.stdout, child.stderr, child.report)
-            else:
-                pipes = _next_case(ours, seed)
-                if pipes is None:
-                    break
-            case = _Case(child, ours, pipes)
-            result = case.run(stdin, limits, folder.path)
-            results.append(result)
-            if result is None or not case.clean:
-                break
-    finally:
-        if not sent:  # no run was asked for
-            theirs.close()
-        _end(child, ours)
-    return results + [None] * (len(runs) - len(results))
+class SharedProcess:
+    """One shared process of ``server`` for ``program`` (staged in ``folder``, under ``limits``,
+    ``session_limits``'s), started with its first run; ``run`` runs one case there, ``alive`` says
+    whether it may run another, ``close`` ends it."""
+
+    def __init__(self, server, folder, program, limits: Limits) -> None:
+        self.server, self.folder, self.program, self.limits = server, folder, program, limits
+        self.control, self._theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.child = None
+        self.alive = True
+
+    def run(self, stdin: bytes, limits: Limits, seed: str, fork: bool = False, session=None) -> Optional[RunResult]:
+        """One case (``fork``: in a child of the shared process, as each run of a repeated case;
+        with ``session``, a game played with the grader, always forked): its result, or None when
+        it did not end normally there (the process is then over)."""
+        fork = fork or session is not None
+        unbuffered = session is not None
+        if not self.alive:
+            return None
+        if self.child is None:
+            try:
+                self.child = self.server.spawn(
+                    self.folder,
+                    self.limits,
+                    unbuffered,
+                    seed,
+                    self.program.rules,
+                    control=self._theirs.fileno(),
+                    fork=fork,
+                )
+            except Exception:  # the server went away: what is left runs alone
+                self.alive = False
+                return None
+            finally:
+                self._theirs.close()
+            pipes = (self.child.stdin, self.child.stdout, self.child.stderr, self.child.report)
+        else:
+            pipes = _next_case(self.control, seed, fork, unbuffered)
+            if pipes is None:
+                self.alive = False
+                return None
+        case = _Case(self.child, self.control, pipes, fork)
+        result = case.run(stdin, limits, self.folder.path, session)
+        if result is None or not case.clean:
+            self.alive = False
+        return result
+
+    def close(self) -> None:
+        self.alive = False
+        self._theirs.close()
+        _end(self.child, self.control)
