@@ -206,3 +206,17 @@ def test_repeats_and_games_get_the_same_verdicts_shared_as_alone(task_id, wrong)
                 for share in (True, False)
             }
             assert verdicts[True] == verdicts[False], path.name
+
+
+def test_repeats_made_several_at_once_are_not_shared():
+    """Several runs of a repeated case at once are decided as they come; one after another they
+    could stop at another run, so they run alone as before."""
+    from support import PROJECT
+
+    from grader.course.course_checkers import course_checkers
+    from grader.course.loader import load_course
+    from grader.grade.grading import GradingContext
+    from grader.grade.shared_cases import sharing
+
+    context = GradingContext(checkers=course_checkers(PROJECT), python=sys.executable, repeat_jobs=2)
+    assert not any(case.repeat > 1 for case in sharing(load_course(PROJECT)["optimal_move"].cases, context))

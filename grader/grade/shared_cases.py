@@ -39,7 +39,10 @@ def _limits_but_time(case: Case) -> tuple:
 
 def sharing(cases: Sequence[Case], context) -> list:
     """The cases that share one process, in the order they run there (see the module's docstring)."""
-    eligible = [c for c in cases if context.checkers.get(c.checker) is not None]
+    # Runs of a repeated case made several at once decide it as they come: the same runs, one
+    # after another here, could stop at another run. Those cases run alone, as before.
+    parallel = context.repeat_jobs > 1
+    eligible = [c for c in cases if context.checkers.get(c.checker) is not None and not (parallel and c.repeat > 1)]
     if not eligible or (len(eligible) < 2 and not forked(eligible[0], context)):
         return []
     common, _ = Counter(_limits_but_time(c) for c in eligible).most_common(1)[0]
