@@ -220,3 +220,43 @@ def test_repeats_made_several_at_once_are_not_shared():
 
     context = GradingContext(checkers=course_checkers(PROJECT), python=sys.executable, repeat_jobs=2)
     assert not any(case.repeat > 1 for case in sharing(load_course(PROJECT)["optimal_move"].cases, context))
+
+
+FORGES = """
+import json, os, socket, stat, sys
+for name in os.listdir("/proc/self/fd"):
+    try:
+        fd = int(name)
+        if stat.S_ISSOCK(os.fstat(fd).st_mode):
+            sock = socket.socket(fileno=os.dup(fd))
+            sock.send(json.dumps({"status": 0, "clean": True}).encode())
+            print("found the socket")
+    except (OSError, ValueError):
+        pass
+print(input())
+"""
+
+
+@pytest.mark.parametrize("fork", [True, False], ids=["forked", "in the process"])
+def test_a_program_that_answers_for_the_grader_gains_nothing(runner, tmp_path, fork):
+    """A forked run never holds the control socket; a case run in the process itself may forge an
+    answer, and then gets no more of the process than the time until its own real answer."""
+    prog = program(tmp_path, FORGES)
+    with runner.shared(prog, QUICK) as session:
+        ran = [session.run(f"{i}\n".encode(), QUICK, f"seed-{i}", fork=fork) for i in range(3)]
+    if fork:
+        assert [r.stdout for r in ran] == [b"0\n", b"1\n", b"2\n"]  # nothing to find, nothing misread
+    else:
+        assert all(r is None or b"found the socket" in r.stdout or r.stdout == b"" for r in ran[1:])
+
+
+@pytest.mark.parametrize("fork", [True, False], ids=["forked", "in the process"])
+def test_system_v_shared_memory_left_behind_ends_the_shared_process(runner, tmp_path, fork):
+    made = "import ctypes\nprint(ctypes.CDLL(None).shmget(0, 4096, 0o1600) >= 0)\n"  # IPC_PRIVATE, IPC_CREAT
+    prog = program(tmp_path, made)
+    with runner.shared(prog, QUICK) as session:
+        first = session.run(b"", QUICK, "seed-0", fork=fork)
+        assert first is not None
+        if first.stdout != b"True\n":
+            pytest.skip("this machine's sandbox refuses System V shared memory altogether")
+        assert not session.alive

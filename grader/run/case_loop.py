@@ -103,6 +103,23 @@ def _process_facts():
     return tuple(facts)
 
 
+def _ipc():
+    """How much System V shared memory, how many message queues and semaphores this run's IPC
+    namespace holds (the kernel's own counts: a run's /proc shows no /proc/sysvipc); () where the
+    C library cannot say."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        found = []
+        for call, command, extra in ((libc.shmctl, 14, ()), (libc.msgctl, 12, ()), (libc.semctl, 19, (0,))):
+            buffer = ctypes.create_string_buffer(256)  # SHM_INFO, MSG_INFO, SEM_INFO: counts, not contents
+            found.append((call(0, *extra, command, buffer), buffer.raw))
+        return tuple(found)
+    except (OSError, AttributeError, ImportError, ValueError):
+        return ()
+
+
 def state(folder):
     """What a case may not leave changed for the next (see the module's docstring)."""
     handlers = tuple(signal.getsignal(number) for number in sorted(signal.valid_signals()) if number < signal.NSIG)
@@ -114,6 +131,7 @@ def state(folder):
         tuple(sys.path),
         tuple(sorted(os.environ.items())),
         _process_facts(),
+        _ipc(),
         [_listing(path) for path in (folder, *_TEMPORARY)],
     )
 
@@ -149,13 +167,15 @@ def _become_subreaper():
         pass
 
 
-def _forked(code, script, folder, quiet_fd, seed, unbuffered):
+def _forked(code, script, folder, quiet_fd, seed, unbuffered, control_fd):
     """Run the case in a child of this process (which then never ran the student's code): its
     exit status, or minus the signal that ended it (as a run of its own reports it)."""
     pid = os.fork()
     if pid == 0:
         status = 1
         try:
+            os.close(control_fd)  # the case's program never talks on the grader's socket
+            os.close(quiet_fd)
             # again here: ``random`` reseeds itself in a new child (os.register_at_fork)
             seeded_randomness.seed_everything(seed)
             sys.stdin, sys.stdout, sys.stderr = _streams(unbuffered)
@@ -183,7 +203,7 @@ def serve(control_fd, script, folder, rules, fork_first=False, seed="", unbuffer
         fork = fork_first
         while True:
             if fork:
-                status = _forked(code, script, folder, quiet_fd, seed, unbuffered)
+                status = _forked(code, script, folder, quiet_fd, seed, unbuffered, control_fd)
                 clean = state(folder) == before
             else:
                 sys.stdin, sys.stdout, sys.stderr = _streams()
