@@ -66,12 +66,6 @@ def test_each_case_has_its_own_seed_the_same_as_alone(runner, tmp_path):
     [
         "open('left.txt', 'w').write('x')",  # a file in its folder
         "open('/tmp/left.txt', 'w').write('x')",  # a file in its temporary folder
-        "import threading, time\nthreading.Thread(target=time.sleep, args=(30,), daemon=True).start()",
-        "import signal\nsignal.signal(signal.SIGTERM, lambda *a: None)",
-        "import os\nos.chdir('/')",
-        "import builtins\nbuiltins.print = lambda *a, **k: None",
-        "import sys\nsys.setrecursionlimit(50000)",
-        "import os\nos.environ['LEFT'] = '1'",
         "import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'])",
     ],
 )
@@ -80,6 +74,27 @@ def test_a_case_that_leaves_something_behind_ends_the_shared_process(runner, tmp
     results = together(runner, prog, ["", "", ""])
     assert results[0] is not None and results[0].stdout == b"done\n"  # its own result stands
     assert results[1:] == [None, None]  # the rest run alone
+
+
+@pytest.mark.parametrize(
+    "changes, probe",
+    [
+        ("import threading, time\nthreading.Thread(target=time.sleep, args=(30,), daemon=True).start()",
+         "threading.active_count()"),
+        ("import signal\nsignal.signal(signal.SIGTERM, lambda *a: None)", "signal.getsignal(signal.SIGTERM)"),
+        ("import os\nos.chdir('/')", "os.getcwd() == '/'"),
+        ("import builtins\nbuiltins.print = lambda *a, **k: None", "builtins.print.__name__"),
+        ("import sys\nsys.setrecursionlimit(50000)", "sys.getrecursionlimit()"),
+        ("import os\nos.environ['LEFT'] = '1'", "os.environ.get('LEFT')"),
+    ],
+)  # fmt: skip
+def test_what_a_case_changes_in_its_own_process_goes_with_it(runner, tmp_path, changes, probe):
+    """Each case runs in a process of its own (a fork of the shared one): the next finds it as it was."""
+    prog = program(
+        tmp_path, f"import builtins, os, signal, sys, threading\nsys.stdout.write(repr({probe}) + '\\n')\n{changes}\n"
+    )
+    results = together(runner, prog, ["", "", ""])
+    assert len({r.stdout for r in results}) == 1 and None not in results
 
 
 @pytest.mark.parametrize(
@@ -99,6 +114,9 @@ def test_a_case_that_ends_badly_leaves_it_and_the_rest_to_runs_alone(runner, tmp
     limits = replace(QUICK, time_s=1, output_bytes=1000)
     results = together(runner, prog, ["fine", "bad", "fine"], limits)
     assert outputs(results[:1]) == ["ok\n"]
+    if ends.startswith("import os"):  # the case's own process ended as alone, leaving nothing
+        assert outputs(results[1:]) == ["", "ok\n"] and results[1].exit_code == 0
+        return
     if ends.startswith(("raise SystemExit", "raise ValueError")):
         assert results[1] is not None and results[1].exit_code != 0  # its own result, then the end
     else:
@@ -124,8 +142,8 @@ def test_hidden_cases_run_last_and_repeats_and_sessions_are_never_shared():
 
 
 def test_a_case_that_fails_only_in_the_shared_process_is_run_alone_and_that_counts(tmp_path):
-    """State kept in a library module is not something a later case should see, and is not looked
-    for: a program that answers wrongly only after another case ran is graded as alone."""
+    """A program can tell it runs in a shared process (its open-file limit has room for the loop's
+    own two descriptors): one that answers wrongly only there is graded as alone."""
     from support import PROJECT
 
     from grader.course.course_checkers import course_checkers
@@ -133,7 +151,7 @@ def test_a_case_that_fails_only_in_the_shared_process_is_run_alone_and_that_coun
     from grader.model import Case, Task
 
     (tmp_path / "echo.py").write_text(
-        "import math\nmath.ran = getattr(math, 'ran', 0) + 1\nprint(input() if math.ran == 1 else 'wrong')\n"
+        "import resource\nprint(input() if resource.getrlimit(resource.RLIMIT_NOFILE)[0] <= 64 else 'wrong')\n"
     )
     cases = tuple(
         Case(name=f"echo {i}", input=f"{i}\n", expected=(f"{i}\n",), checker="text", checker_options={}, limits=QUICK)
@@ -148,7 +166,7 @@ def test_a_case_that_fails_only_in_the_shared_process_is_run_alone_and_that_coun
                 Program(sys.executable, tmp_path / "echo.py", "echo.py"), [(b"0\n", QUICK, "a"), (b"1\n", QUICK, "b")]
             )[1].stdout
             == b"wrong\n"
-        )  # in the shared process the second case answers wrongly
+        )  # in the shared process its cases answer wrongly
         alone = grade_file(task, tmp_path / "echo.py", replace(context, share_process=False))
     assert [c.verdict for c in shared.cases] == [c.verdict for c in alone.cases]
     assert shared.score == shared.max_score == alone.score

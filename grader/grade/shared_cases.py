@@ -9,9 +9,10 @@ Which cases share: those with one run (the repeats of a randomised case each nee
 state kept between them could fake randomness), with a checker that reads the output once it is
 complete (not an interactive session), and with the same limits as most of them but for time (the
 process's limits are set once). Visible cases run first and hidden ones last, so nothing a hidden
-case leaves in the process can reach a case whose output a student sees. Each case gets a fresh
-``__main__``, its own modules imported afresh, its own input and output, seed and time limit
-(``run/case_loop.py``, ``run/shared_process.py``).
+case leaves in the process can reach a case whose output a student sees. Each case runs in a fork
+of the shared process, which never runs the student's code itself: a fresh ``__main__`` and
+modules, nothing an earlier case did to its own process, its own input and output, seed and time
+limit (``run/case_loop.py``, ``run/shared_process.py``).
 """
 
 from __future__ import annotations

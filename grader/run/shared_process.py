@@ -2,12 +2,13 @@
 
 In: a running fork server, the run folder (with its cgroup), the program and its runs (standard
 input, limits, seed), in the order to run them. Out: a ``RunResult`` for each run the shared
-process finished, and None for each it did not. The first run that times out, floods its output,
-ends the process (a rule broken, ``os._exit``, a crash of the interpreter, a message that is not
-ours) or leaves it unclean (``case_loop``) is the last run there: that run gets None when it did
-not end normally (its result is a time-out or a flood alone, never a shared process's), its own
-result when it ended but left the process unclean, and every run after it gets None. The caller
-runs each None alone, as any run.
+process finished, and None for each it did not. The shared process runs each case in a fork of
+its own (``case_loop``). The first run that times out, floods its output, is ended by a signal (a
+crash of the interpreter), ends the shared process or its answer (a message that is not ours),
+exits with a status other than 0 (an exception, a rule broken) or leaves something behind is the
+last run there: that run gets None when it did not end normally (its result is a time-out or a
+flood alone, never a shared process's), its own result when it ended but left the process
+unclean, and every run after it gets None. The caller runs each None alone, as any run.
 
 Each case has its own pipes (the first case's go with the request, the next ones through the
 control socket), its own output captures and time limit, read by the same loops as any run

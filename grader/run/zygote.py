@@ -198,7 +198,7 @@ def _child(request, fds, keep_closed):
             syscall_filter.install()  # last: nothing of ours needs what it refuses
         started = True
         if control is not None:
-            case_loop.serve(control, script, folder, request.get("rules") or ())  # never returns
+            case_loop.serve(control, script, folder, request.get("rules") or (), seed)  # never returns
         exit_code = child_program.run(script, folder, request.get("rules") or ())
     except BaseException as error:  # our own set-up failed: say so on the program's stderr
         if not started:
