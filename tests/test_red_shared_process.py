@@ -216,3 +216,13 @@ def test_work_carried_from_case_to_case_gains_no_mark(tmp_path):
     assert alone.score == 0
     assert [c.verdict for c in shared.cases] == [c.verdict for c in alone.cases]
     assert shared.score == alone.score
+
+
+def test_each_case_reads_its_own_seeds_bytes_from_the_random_devices(runner, tmp_path):
+    """A run's /dev/urandom holds bytes of its seed; in a shared process, of each case's own seed."""
+    if not runner.protections(sys.executable).private_tmp:
+        pytest.skip("runs have no devices of their own here")
+    prog = program(tmp_path, "print(open('/dev/urandom', 'rb').read(8).hex(), open('/dev/random', 'rb').read(8).hex())")
+    shared, alone = shared_and_alone(runner, prog, ["", "", ""])
+    assert [r.stdout for r in shared] == [r.stdout for r in alone]
+    assert len({r.stdout for r in alone}) == 3

@@ -17,7 +17,8 @@ code or the control socket, which it could answer on in the loop's name) would o
 next case, and could carry one case's work into the next: a case accepted there that fails alone.
 Each case's process is a fresh copy of the loop, which holds nothing of any case, and never has
 the control socket. So each case gets a fresh ``__main__``, its own modules, its own randomness
-from its own seed (``seeded_randomness``), and nothing an earlier case did to its process.
+from its own seed (``seeded_randomness``, and the run's random devices rewritten with that seed's
+bytes, as alone: ``run_mounts.DEVICES``), and nothing an earlier case did to its process.
 
 What outlives a case's process is looked for: after each case the loop answers
 ``{"status": EXIT, "clean": BOOL}``, where ``clean`` is False when the case left a file made,
@@ -38,6 +39,7 @@ import socket
 import sys
 
 import child_program
+import run_mounts
 import seeded_randomness
 
 _TEMPORARY = ("/tmp", "/var/tmp", "/dev/shm")
@@ -141,8 +143,9 @@ def _run_case(control, quiet_fd, code, script, folder, seed):
     """In a case's own process: run the program on fds 0-3 and end with its exit status. Never returns."""
     status = 1
     try:
-        control.close()  # the program never holds the loop's socket
-        os.close(quiet_fd)
+        for fd in (control.detach(), quiet_fd, run_mounts.DEVICES):
+            if fd is not None:  # the program never holds the loop's socket, nor its devices' file
+                os.close(fd)
         seeded_randomness.seed_everything(seed)  # here: ``random`` seeds itself afresh in a fork
         sys.stdin, sys.stdout, sys.stderr = _streams()
         status = child_program.execute(code, script, folder)
@@ -178,6 +181,8 @@ def serve(control_fd, script, folder, rules, seed):
         code = child_program.prepared(script, folder, rules)
         before = state(folder, libc)
         while True:
+            if run_mounts.DEVICES is not None:  # the case's own bytes in /dev/urandom, as alone
+                os.pwrite(run_mounts.DEVICES, seeded_randomness.device_bytes(seed), 0)
             pid = os.fork()
             if pid == 0:
                 _run_case(control, quiet_fd, code, script, folder, seed)

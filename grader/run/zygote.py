@@ -183,7 +183,8 @@ def _child(request, fds, keep_closed):
         seed = request.get("seed") or ""  # the run's own, from the grader
         if request.get("isolate"):  # from here on, this is the program's process
             owner = uid if os.getuid() == 0 else None
-            isolation.isolate(request["isolate"], folder, owner, seeded_randomness.device_bytes(seed))
+            devices = seeded_randomness.device_bytes(seed)
+            isolation.isolate(request["isolate"], folder, owner, devices, keep_devices=control is not None)
         if uid is not None and os.getuid() == 0:
             isolation.become(uid)
         child_program.watch_for_stack()
