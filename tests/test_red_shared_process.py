@@ -226,3 +226,15 @@ def test_each_case_reads_its_own_seeds_bytes_from_the_random_devices(runner, tmp
     shared, alone = shared_and_alone(runner, prog, ["", "", ""])
     assert [r.stdout for r in shared] == [r.stdout for r in alone]
     assert len({r.stdout for r in alone}) == 3
+
+
+def test_each_case_has_its_own_limits_as_alone(runner, tmp_path):
+    """The shared process's processor time is that of all its cases: each case's own is its own
+    (without a cgroup, a program with threads on two processors is stopped alone at the limit, and
+    must be here too), and its open-file limit that of a run."""
+    names = ("RLIMIT_CPU", "RLIMIT_NOFILE", "RLIMIT_FSIZE", "RLIMIT_NPROC", "RLIMIT_CORE")
+    prog = program(tmp_path, f"import resource\nprint([resource.getrlimit(getattr(resource, n)) for n in {names}])")
+    runs = [(b"", replace(QUICK, time_s=seconds), f"seed-{seconds}") for seconds in (1, 3, 2)]
+    shared = runner.run_together(prog, runs)
+    alone = [runner.run(replace(prog, seed=seed), stdin, limits) for stdin, limits, seed in runs]
+    assert [r.stdout for r in shared] == [r.stdout for r in alone]

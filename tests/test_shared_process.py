@@ -142,8 +142,8 @@ def test_hidden_cases_run_last_and_repeats_and_sessions_are_never_shared():
 
 
 def test_a_case_that_fails_only_in_the_shared_process_is_run_alone_and_that_counts(tmp_path):
-    """A program can tell it runs in a shared process (its open-file limit has room for the loop's
-    own two descriptors): one that answers wrongly only there is graded as alone."""
+    """A program can tell it runs in a shared process (it may make no message queue there): one
+    that answers wrongly only there is graded as alone."""
     from support import PROJECT
 
     from grader.course.course_checkers import course_checkers
@@ -151,7 +151,7 @@ def test_a_case_that_fails_only_in_the_shared_process_is_run_alone_and_that_coun
     from grader.model import Case, Task
 
     (tmp_path / "echo.py").write_text(
-        "import resource\nprint(input() if resource.getrlimit(resource.RLIMIT_NOFILE)[0] <= 64 else 'wrong')\n"
+        "import resource\nprint(input() if resource.getrlimit(resource.RLIMIT_MSGQUEUE)[0] else 'wrong')\n"
     )
     cases = tuple(
         Case(name=f"echo {i}", input=f"{i}\n", expected=(f"{i}\n",), checker="text", checker_options={}, limits=QUICK)

@@ -8,8 +8,10 @@ stays the loop: it never runs the student's code itself. For each case it forks 
 own that runs the file as ``__main__`` on the case's standard streams and report channel (fds 0-3),
 as any run, and ends; then the loop tells the grader how the case ended on the control socket
 (``CONTROL``, a SOCK_SEQPACKET the grader holds the other end of) and waits there for the next
-case: a message ``{"seed": S}`` with the case's standard input, output, error and report channel
-attached (SCM_RIGHTS). The first case runs on the descriptors the server was given.
+case: a message ``{"seed": S, "cpu": N}`` with the case's standard input, output, error and report
+channel attached (SCM_RIGHTS). The first case runs on the descriptors the server was given. Each
+case's process has the processor time of its own case (RLIMIT_CPU, ``N`` seconds), as alone; the
+loop's own limit is that of all the cases together.
 
 Why a fork per case: whatever a program changes in its own process (a library module, an object the
 collector has not freed, a descriptor left open, the umask, a profile function, this loop's own
@@ -38,6 +40,11 @@ import os
 import socket
 import sys
 
+try:
+    import resource
+except ImportError:  # not POSIX (this module is loaded there too, never run)
+    resource = None
+
 import child_program
 import run_mounts
 import seeded_randomness
@@ -54,7 +61,8 @@ _SCHEDULING_CALLS = {"x86_64": (252, 315), "aarch64": (31, 275)}
 
 
 def _receive(control):
-    """The next case: (its seed, its four descriptors), or None when the grader has closed the socket."""
+    """The next case: (its seed, its processor seconds, its four descriptors), or None when the
+    grader has closed the socket."""
     fds = array.array("i")
     data, ancillary, _, _ = control.recvmsg(4096, socket.CMSG_SPACE(8 * fds.itemsize))
     for level, kind, payload in ancillary:
@@ -67,7 +75,8 @@ def _receive(control):
     fds = list(fds)
     if len(fds) != 4:
         raise ValueError("a case needs four descriptors")
-    return str(json.loads(data)["seed"]), fds
+    case = json.loads(data)
+    return str(case["seed"]), int(case["cpu"]), fds
 
 
 def _streams():
@@ -139,13 +148,14 @@ def state(folder, libc):
     )
 
 
-def _run_case(control, quiet_fd, code, script, folder, seed):
+def _run_case(control, quiet_fd, code, script, folder, seed, cpu):
     """In a case's own process: run the program on fds 0-3 and end with its exit status. Never returns."""
     status = 1
     try:
         for fd in (control.detach(), quiet_fd, run_mounts.DEVICES):
             if fd is not None:  # the program never holds the loop's socket, nor its devices' file
                 os.close(fd)
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
         seeded_randomness.seed_everything(seed)  # here: ``random`` seeds itself afresh in a fork
         sys.stdin, sys.stdout, sys.stderr = _streams()
         status = child_program.execute(code, script, folder)
@@ -160,11 +170,9 @@ def _quiet(quiet_fd):
         os.dup2(quiet_fd, target, inheritable=target != child_program.REPORT_FD)
 
 
-def serve(control_fd, script, folder, rules, seed):
-    """Run case after case (the first on the descriptors in place now, with ``seed``), each in a
-    fork; never returns."""
-    import resource  # here: this module is also loaded where there is no ``resource`` (not POSIX)
-
+def serve(control_fd, script, folder, rules, seed, cpu):
+    """Run case after case (the first on the descriptors in place now, with ``seed`` and ``cpu``
+    processor seconds), each in a fork; never returns."""
     status = 1
     try:
         control = socket.socket(fileno=control_fd)
@@ -185,7 +193,7 @@ def serve(control_fd, script, folder, rules, seed):
                 os.pwrite(run_mounts.DEVICES, seeded_randomness.device_bytes(seed), 0)
             pid = os.fork()
             if pid == 0:
-                _run_case(control, quiet_fd, code, script, folder, seed)
+                _run_case(control, quiet_fd, code, script, folder, seed, cpu)
             _quiet(quiet_fd)
             _, ended = os.waitpid(pid, 0)
             if not os.WIFEXITED(ended):
@@ -199,7 +207,7 @@ def serve(control_fd, script, folder, rules, seed):
             if case is None:
                 status = 0
                 break
-            seed, fds = case
+            seed, cpu, fds = case
             for target, fd in zip((0, 1, 2, child_program.REPORT_FD), fds):
                 os.dup2(fd, target, inheritable=target != child_program.REPORT_FD)
                 os.close(fd)

@@ -135,11 +135,19 @@ class _Server:
             self.sock.sendmsg([data], ancillary)
 
     def spawn(
-        self, folder: RunFolder, limits: Limits, unbuffered: bool, seed: str = "", rules=(), control: int = -1
+        self,
+        folder: RunFolder,
+        limits: Limits,
+        unbuffered: bool,
+        seed: str = "",
+        rules=(),
+        control: int = -1,
+        case_cpu: int = 0,
     ) -> ForkChild:
         """Ask for one program, its randomness from ``seed``; returns at once (its pid comes when
         the server has forked it). With ``control`` (a socket's descriptor, sent and not closed
-        here), a shared process that runs case after case (``case_loop``).
+        here), a shared process that runs case after case (``case_loop``), the first with
+        ``case_cpu`` seconds of processor time.
 
         Raises ``ServerGone`` when the server has stopped, so the caller can start another.
         """
@@ -165,7 +173,7 @@ class _Server:
             "isolate": isolate,
             "seed": seed,
             "rules": rules_for_child(rules),
-            "session": control >= 0,
+            "session": {"cpu": case_cpu} if control >= 0 else None,
         }
         joins = folder.cgroup.fds if folder.cgroup is not None else ()
         try:

@@ -34,12 +34,12 @@ from grader.run.run_facts import RunResult
 from grader.run.streams import pump
 
 Run = Tuple[bytes, Limits, str]  # standard input, limits, seed
-_EXTRA_FILES = 2  # the control socket and /dev/null, held by ``case_loop`` beside the program's own
 
 
 def session_limits(runs: Sequence[Run]) -> Limits:
-    """The limits of a process that runs all of ``runs``: the time of them all (the CPU backstop;
-    each case has its own time limit on the wall clock), the largest of every other limit."""
+    """The limits of a process that runs all of ``runs``: the time of them all (the loop's own CPU
+    backstop; each case's process gets its own case's, and its time limit on the wall clock), the
+    largest of every other limit (the loop holds none of the descriptors a case may open)."""
     limits = [limits for _, limits, _ in runs]
     return Limits(
         time_s=sum(each.time_s for each in limits),
@@ -48,7 +48,7 @@ def session_limits(runs: Sequence[Run]) -> Limits:
         stderr_bytes=max(each.stderr_bytes for each in limits),
         file_bytes=max(each.file_bytes for each in limits),
         processes=max(each.processes for each in limits),
-        open_files=max(each.open_files for each in limits) + _EXTRA_FILES,
+        open_files=max(each.open_files for each in limits),
     )
 
 
@@ -128,8 +128,9 @@ class _Case:
         return result
 
 
-def _next_case(control: socket.socket, seed: str) -> Optional[Tuple]:
-    """Send the next case's seed and far ends of its pipes; our ends (None when the process is gone)."""
+def _next_case(control: socket.socket, seed: str, limits: Limits) -> Optional[Tuple]:
+    """Send the next case's seed, processor time and far ends of its pipes; our ends (None when the
+    process is gone)."""
     stdin_read, stdin_write = os.pipe()
     stdout_read, stdout_write = os.pipe()
     stderr_read, stderr_write = os.pipe()
@@ -138,7 +139,8 @@ def _next_case(control: socket.socket, seed: str) -> Optional[Tuple]:
     ours = [stdin_write, stdout_read, stderr_read, report_read]
     try:
         control.sendmsg(
-            [json.dumps({"seed": seed}).encode()], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", theirs))]
+            [json.dumps({"seed": seed, "cpu": limits.cpu_seconds}).encode()],
+            [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", theirs))],
         )
     except OSError:
         for fd in ours:
@@ -184,7 +186,13 @@ def run_shared(server, folder, program, runs: Sequence[Run]) -> List[Optional[Ru
             if child is None:
                 try:
                     child = server.spawn(
-                        folder, session_limits(runs), False, seed, program.rules, control=theirs.fileno()
+                        folder,
+                        session_limits(runs),
+                        False,
+                        seed,
+                        program.rules,
+                        control=theirs.fileno(),
+                        case_cpu=limits.cpu_seconds,
                     )
                 except Exception:  # the server went away: every run is run alone
                     break
@@ -193,7 +201,7 @@ def run_shared(server, folder, program, runs: Sequence[Run]) -> List[Optional[Ru
                     sent = True
                 pipes = (child.stdin, child.stdout, child.stderr, child.report)
             else:
-                pipes = _next_case(ours, seed)
+                pipes = _next_case(ours, seed, limits)
                 if pipes is None:
                     break
             case = _Case(child, ours, pipes)

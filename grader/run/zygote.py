@@ -23,10 +23,11 @@ per packet):
                    in each, and whether it made the view of the file system it was given (argv[3])
   grader → server  {"op": "run", "id": N, "folder": ..., "script": ..., "limits": [[name, value]...],
                     "unbuffered": bool, "uid": int or null, "isolate": mode or null, "seed": str,
-                    "rules": [...], "session": bool}
+                    "rules": [...], "session": {"cpu": N} or null}
                    with file descriptors attached (SCM_RIGHTS): stdin, stdout, stderr, the report
                    channel, with "session" the control socket of a shared process (its first case
-                   on those streams, the next ones through it: ``case_loop``), then the
+                   on those streams, with N seconds of processor time, the next ones through it:
+                   ``case_loop``), then the
                    cgroup.procs files of the run's cgroups (if any)
   server → grader  {"id": N, "pid": P}           the child started
                    {"id": N, "status": S}        it ended (a raw wait status)
@@ -155,7 +156,8 @@ def _child(request, fds, keep_closed):
     """
     exit_code = 1
     started = False
-    control = fds[4] if request.get("session") else None
+    session = request.get("session")
+    control = fds[4] if session else None
     try:
         for fd in fds[5 if control is not None else 4 :]:  # the run's cgroups: everything from here on counts in them
             os.write(fd, b"0")
@@ -199,7 +201,7 @@ def _child(request, fds, keep_closed):
             syscall_filter.install()  # last: nothing of ours needs what it refuses
         started = True
         if control is not None:
-            case_loop.serve(control, script, folder, request.get("rules") or (), seed)  # never returns
+            case_loop.serve(control, script, folder, request.get("rules") or (), seed, session["cpu"])  # never returns
         exit_code = child_program.run(script, folder, request.get("rules") or ())
     except BaseException as error:  # our own set-up failed: say so on the program's stderr
         if not started:
