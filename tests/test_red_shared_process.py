@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -238,3 +239,41 @@ def test_each_case_has_its_own_limits_as_alone(runner, tmp_path):
     shared = runner.run_together(prog, runs)
     alone = [runner.run(replace(prog, seed=seed), stdin, limits) for stdin, limits, seed in runs]
     assert [r.stdout for r in shared] == [r.stdout for r in alone]
+
+
+LISTEN = """
+import socket
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind("\\0nim-grader-red-team")
+s.listen(1)
+s.settimeout(3)
+try:
+    print("got", s.accept()[0].recv(100))
+except OSError:
+    print("nothing")
+"""
+TELL = """
+import socket, time
+time.sleep(0.5)
+secret = input()
+try:
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.connect("\\0nim-grader-red-team")
+    c.send(secret.encode())
+except OSError:
+    pass
+"""
+
+
+def test_two_runs_at_once_cannot_meet_on_an_abstract_socket(runner, tmp_path):
+    """Runs at once (a file's cases, a class's students) must not talk: a hidden case could tell its
+    input to a visible one, which prints it. Abstract local sockets belong to a network namespace."""
+    if not runner.protections(sys.executable).private_tmp:
+        pytest.skip("runs have no namespaces of their own here")
+    (tmp_path / "listen").mkdir()
+    (tmp_path / "tell").mkdir()
+    listen, tell = program(tmp_path / "listen", LISTEN), program(tmp_path / "tell", TELL)
+    with ThreadPoolExecutor(2) as pool:
+        heard = pool.submit(runner.run, listen, b"", Limits(time_s=5))
+        pool.submit(runner.run, tell, b"hidden input\n", Limits(time_s=5)).result()
+        assert heard.result().stdout == b"nothing\n"
