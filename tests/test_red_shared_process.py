@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -138,6 +139,7 @@ def test_nothing_a_case_leaves_reaches_the_next(runner, tmp_path, place):
 # Finds the loop's frame and makes its check of what a case left always say "nothing".
 PATCH_THE_LOOP = """
 import sys
+import time
 loop = sys.modules.get("case_loop")
 frame = sys._getframe()
 while frame is not None and frame.f_code.co_name != "serve":
@@ -277,3 +279,22 @@ def test_two_runs_at_once_cannot_meet_on_an_abstract_socket(runner, tmp_path):
         heard = pool.submit(runner.run, listen, b"", Limits(time_s=5))
         pool.submit(runner.run, tell, b"hidden input\n", Limits(time_s=5)).result()
         assert heard.result().stdout == b"nothing\n"
+
+
+def test_a_file_that_takes_long_to_compile_is_compiled_for_each_case(runner, tmp_path):
+    """A file with a large table in it takes time to compile, in each run's time: compiled once for
+    all the cases of a shared process, a later case would be accepted there and time out alone."""
+    table = ",".join(str(i * 7 % 1000003) for i in range(350_000))
+    prog = program(tmp_path, f"TABLE = [{table}]\nprint(TABLE[int(input())])")
+    started = time.monotonic()
+    compile(prog.script.read_text(encoding="utf-8"), "main.py", "exec")
+    compiling = time.monotonic() - started
+    runs = [(b"5\n", Limits(time_s=30), "seed-0")] + [
+        (b"7\n", Limits(time_s=compiling / 2), f"seed-{i}") for i in (1, 2)
+    ]
+    shared = runner.run_together(prog, runs)
+    alone = [runner.run(replace(prog, seed=seed), stdin, limits) for stdin, limits, seed in runs]
+    assert [r.timed_out for r in alone] == [False, True, True]
+    assert shared[0] is not None and shared[0].stdout == b"35\n"
+    for together, by_itself in zip(shared, alone):
+        assert together is None or (together.timed_out, together.stdout) == (by_itself.timed_out, by_itself.stdout)

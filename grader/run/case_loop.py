@@ -148,8 +148,12 @@ def state(folder, libc):
     )
 
 
-def _run_case(control, quiet_fd, code, script, folder, seed, cpu):
-    """In a case's own process: run the program on fds 0-3 and end with its exit status. Never returns."""
+def _run_case(control, quiet_fd, script, folder, rules, seed, cpu):
+    """In a case's own process: run the program on fds 0-3 and end with its exit status. Never returns.
+
+    The file is read and compiled here, in the case's time, as alone: compiled once for all the
+    cases, a file that takes long to compile (a large table in it) would gain that time in each.
+    """
     status = 1
     try:
         for fd in (control.detach(), quiet_fd, run_mounts.DEVICES):
@@ -158,7 +162,7 @@ def _run_case(control, quiet_fd, code, script, folder, seed, cpu):
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
         seeded_randomness.seed_everything(seed)  # here: ``random`` seeds itself afresh in a fork
         sys.stdin, sys.stdout, sys.stderr = _streams()
-        status = child_program.execute(code, script, folder)
+        status = child_program.run(script, folder, rules)
     finally:
         os._exit(status & 0xFF)
 
@@ -186,14 +190,13 @@ def serve(control_fd, script, folder, rules, seed, cpu):
         # without mounting their file system: the cases may make none
         resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
         sys.dont_write_bytecode = True  # an import must not leave a file for the next case to see
-        code = child_program.prepared(script, folder, rules)
         before = state(folder, libc)
         while True:
             if run_mounts.DEVICES is not None:  # the case's own bytes in /dev/urandom, as alone
                 os.pwrite(run_mounts.DEVICES, seeded_randomness.device_bytes(seed), 0)
             pid = os.fork()
             if pid == 0:
-                _run_case(control, quiet_fd, code, script, folder, seed, cpu)
+                _run_case(control, quiet_fd, script, folder, rules, seed, cpu)
             _quiet(quiet_fd)
             _, ended = os.waitpid(pid, 0)
             if not os.WIFEXITED(ended):
