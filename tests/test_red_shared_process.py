@@ -139,7 +139,6 @@ def test_nothing_a_case_leaves_reaches_the_next(runner, tmp_path, place):
 # Finds the loop's frame and makes its check of what a case left always say "nothing".
 PATCH_THE_LOOP = """
 import sys
-import time
 loop = sys.modules.get("case_loop")
 frame = sys._getframe()
 while frame is not None and frame.f_code.co_name != "serve":
