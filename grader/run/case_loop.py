@@ -29,7 +29,8 @@ object, a change to this loop's own limits or scheduling (a process of the same 
 those of another), or an exit status other than 0. The loop then ends, and the grader runs what is
 left one process per case. A case's process ended by a signal (a crash of the interpreter, the
 kernel's memory limit) ends the loop without an answer; so does a case the grader stops (a
-time-out, a flood): it kills the whole process group, the loop with it.
+time-out, a flood): it kills the whole process group, the loop with it. Linux only: elsewhere the
+loop cannot see what a case leaves (no subreaper, no /proc), ends at once, and every case runs alone.
 """
 
 import array
