@@ -54,32 +54,19 @@ def test_the_students_own_modules_are_imported_afresh_for_each_case(runner, tmp_
     assert outputs(together(runner, prog, ["", "", ""])) == ["1\n", "1\n", "1\n"]
 
 
-@pytest.mark.parametrize("fork", [False, True], ids=["in the process", "forked, as a repeat"])
-def test_each_case_has_its_own_seed_the_same_as_alone(runner, tmp_path, fork):
-    prog = program(
-        tmp_path, "import os, random\nprint(random.random(), random.SystemRandom().random(), os.urandom(4))\n"
-    )
+def test_each_case_has_its_own_seed_the_same_as_alone(runner, tmp_path):
+    draws = "random.random(), random.SystemRandom().random(), os.urandom(4), open('/dev/urandom', 'rb').read(4)"
+    prog = program(tmp_path, f"import os, random\nprint({draws})\n")
     with runner.shared(prog, QUICK) as session:
-        shared = [session.run(b"", QUICK, f"seed-{i}", fork=fork).stdout.decode() for i in range(3)]
+        shared = [session.run(b"", QUICK, f"seed-{i}").stdout.decode() for i in range(3)]
     alone = [runner.run(replace(prog, seed=f"seed-{i}"), b"", QUICK).stdout.decode() for i in range(3)]
     assert shared == alone and len(set(shared)) == 3
-
-
-def test_a_repeat_runs_in_a_fresh_child_and_leaves_the_process_as_it_was(runner, tmp_path):
-    leaves = (
-        "import builtins, sys\nbuiltins.SEEN = getattr(builtins, 'SEEN', 0) + 1\nprint(builtins.SEEN)\nsys.exit(3)\n"
-    )
-    prog = program(tmp_path, leaves)
-    with runner.shared(prog, QUICK) as session:
-        forked = [session.run(b"", QUICK, f"seed-{i}", fork=True) for i in range(3)]
-        assert session.alive  # a forked run's exit status and state die with its child
-    assert [(r.stdout, r.exit_code) for r in forked] == [(b"1\n", 3)] * 3
 
 
 def test_many_cases_in_one_process_do_not_pile_up(runner, tmp_path):
     prog = program(tmp_path, "import random\nprint(random.randrange(10))\n")
     with runner.shared(prog, QUICK) as session:
-        ran = [session.run(b"", QUICK, f"seed-{i}", fork=i % 2 == 0) for i in range(1200)]
+        ran = [session.run(b"", QUICK, f"seed-{i}") for i in range(1200)]
     assert all(r is not None and r.exit_code == 0 for r in ran)
 
 
@@ -88,12 +75,6 @@ def test_many_cases_in_one_process_do_not_pile_up(runner, tmp_path):
     [
         "open('left.txt', 'w').write('x')",  # a file in its folder
         "open('/tmp/left.txt', 'w').write('x')",  # a file in its temporary folder
-        "import threading, time\nthreading.Thread(target=time.sleep, args=(30,), daemon=True).start()",
-        "import signal\nsignal.signal(signal.SIGTERM, lambda *a: None)",
-        "import os\nos.chdir('/')",
-        "import builtins\nbuiltins.print = lambda *a, **k: None",
-        "import sys\nsys.setrecursionlimit(50000)",
-        "import os\nos.environ['LEFT'] = '1'",
         "import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'])",
     ],
 )
@@ -102,6 +83,27 @@ def test_a_case_that_leaves_something_behind_ends_the_shared_process(runner, tmp
     results = together(runner, prog, ["", "", ""])
     assert results[0] is not None and results[0].stdout == b"done\n"  # its own result stands
     assert results[1:] == [None, None]  # the rest run alone
+
+
+@pytest.mark.parametrize(
+    "changes, probe",
+    [
+        ("import threading, time\nthreading.Thread(target=time.sleep, args=(30,), daemon=True).start()",
+         "threading.active_count()"),
+        ("import signal\nsignal.signal(signal.SIGTERM, lambda *a: None)", "signal.getsignal(signal.SIGTERM)"),
+        ("import os\nos.chdir('/')", "os.getcwd() == '/'"),
+        ("import builtins\nbuiltins.print = lambda *a, **k: None", "builtins.print.__name__"),
+        ("import sys\nsys.setrecursionlimit(50000)", "sys.getrecursionlimit()"),
+        ("import os\nos.environ['LEFT'] = '1'", "os.environ.get('LEFT')"),
+    ],
+)  # fmt: skip
+def test_what_a_case_changes_in_its_own_process_goes_with_it(runner, tmp_path, changes, probe):
+    """Each case runs in a process of its own (a fork of the shared one): the next finds it as it was."""
+    prog = program(
+        tmp_path, f"import builtins, os, signal, sys, threading\nsys.stdout.write(repr({probe}) + '\\n')\n{changes}\n"
+    )
+    results = together(runner, prog, ["", "", ""])
+    assert len({r.stdout for r in results}) == 1 and None not in results
 
 
 @pytest.mark.parametrize(
@@ -121,6 +123,9 @@ def test_a_case_that_ends_badly_leaves_it_and_the_rest_to_runs_alone(runner, tmp
     limits = replace(QUICK, time_s=1, output_bytes=1000)
     results = together(runner, prog, ["fine", "bad", "fine"], limits)
     assert outputs(results[:1]) == ["ok\n"]
+    if ends.startswith("import os"):  # the case's own process ended as alone, leaving nothing
+        assert outputs(results[1:]) == ["", "ok\n"] and results[1].exit_code == 0
+        return
     if ends.startswith(("raise SystemExit", "raise ValueError")):
         assert results[1] is not None and results[1].exit_code != 0  # its own result, then the end
     else:
@@ -128,32 +133,28 @@ def test_a_case_that_ends_badly_leaves_it_and_the_rest_to_runs_alone(runner, tmp
     assert results[2] is None
 
 
-def test_repeats_and_games_run_first_forked_then_visible_cases_then_hidden_ones():
+def test_visible_cases_run_first_and_hidden_ones_last_repeats_and_games_included():
     from support import PROJECT
 
     from grader.course.course_checkers import course_checkers
     from grader.course.loader import load_course
     from grader.grade.grading import GradingContext
-    from grader.grade.shared_cases import forked, sharing
+    from grader.grade.shared_cases import sharing
 
     course = load_course(PROJECT)
     context = GradingContext(checkers=course_checkers(PROJECT), python=sys.executable)
     for task in course.values():
-        order = sharing(task.cases, context)
-        apart = [forked(case, context) for case in order]
-        assert apart == sorted(apart, reverse=True)  # every forked case before the others
-        inside = [case.hidden for case in order if not forked(case, context)]
-        assert inside == sorted(inside)  # in the process itself: visible first, hidden last
+        hidden = [case.hidden for case in sharing(task.cases, context)]
+        assert hidden == sorted(hidden), task.id
     nim_sum = [case.hidden for case in sharing(course["nim_sum"].cases, context)]
     assert any(nim_sum) and not all(nim_sum)
     assert any(case.repeat > 1 for case in sharing(course["optimal_move"].cases, context))
-    games = sharing(course["working_game"].cases, context)
-    assert games and all(forked(case, context) for case in games)  # each game in a child of its own
+    assert sharing(course["working_game"].cases, context)  # each game in a process of its own, shared
 
 
 def test_a_case_that_fails_only_in_the_shared_process_is_run_alone_and_that_counts(tmp_path):
-    """State kept in a library module is not something a later case should see, and is not looked
-    for: a program that answers wrongly only after another case ran is graded as alone."""
+    """A program can tell it runs in a shared process (it may make no message queue there): one
+    that answers wrongly only there is graded as alone."""
     from support import PROJECT
 
     from grader.course.course_checkers import course_checkers
@@ -161,7 +162,7 @@ def test_a_case_that_fails_only_in_the_shared_process_is_run_alone_and_that_coun
     from grader.model import Case, Task
 
     (tmp_path / "echo.py").write_text(
-        "import math\nmath.ran = getattr(math, 'ran', 0) + 1\nprint(input() if math.ran == 1 else 'wrong')\n"
+        "import resource\nprint(input() if resource.getrlimit(resource.RLIMIT_MSGQUEUE)[0] else 'wrong')\n"
     )
     cases = tuple(
         Case(name=f"echo {i}", input=f"{i}\n", expected=(f"{i}\n",), checker="text", checker_options={}, limits=QUICK)
@@ -176,7 +177,7 @@ def test_a_case_that_fails_only_in_the_shared_process_is_run_alone_and_that_coun
                 Program(sys.executable, tmp_path / "echo.py", "echo.py"), [(b"0\n", QUICK, "a"), (b"1\n", QUICK, "b")]
             )[1].stdout
             == b"wrong\n"
-        )  # in the shared process the second case answers wrongly
+        )  # in the shared process its cases answer wrongly
         alone = grade_file(task, tmp_path / "echo.py", replace(context, share_process=False))
     assert [c.verdict for c in shared.cases] == [c.verdict for c in alone.cases]
     assert shared.score == shared.max_score == alone.score
@@ -237,25 +238,19 @@ print(input())
 """
 
 
-@pytest.mark.parametrize("fork", [True, False], ids=["forked", "in the process"])
-def test_a_program_that_answers_for_the_grader_gains_nothing(runner, tmp_path, fork):
-    """A forked run never holds the control socket; a case run in the process itself may forge an
-    answer, and then gets no more of the process than the time until its own real answer."""
+def test_a_program_that_answers_for_the_grader_finds_nothing_to_answer_on(runner, tmp_path):
+    """A case's process never holds the shared process's control socket."""
     prog = program(tmp_path, FORGES)
     with runner.shared(prog, QUICK) as session:
-        ran = [session.run(f"{i}\n".encode(), QUICK, f"seed-{i}", fork=fork) for i in range(3)]
-    if fork:
-        assert [r.stdout for r in ran] == [b"0\n", b"1\n", b"2\n"]  # nothing to find, nothing misread
-    else:
-        assert all(r is None or b"found the socket" in r.stdout or r.stdout == b"" for r in ran[1:])
+        ran = [session.run(f"{i}\n".encode(), QUICK, f"seed-{i}") for i in range(3)]
+    assert [r.stdout for r in ran] == [b"0\n", b"1\n", b"2\n"]  # nothing to find, nothing misread
 
 
-@pytest.mark.parametrize("fork", [True, False], ids=["forked", "in the process"])
-def test_system_v_shared_memory_left_behind_ends_the_shared_process(runner, tmp_path, fork):
+def test_system_v_shared_memory_left_behind_ends_the_shared_process(runner, tmp_path):
     made = "import ctypes\nprint(ctypes.CDLL(None).shmget(0, 4096, 0o1600) >= 0)\n"  # IPC_PRIVATE, IPC_CREAT
     prog = program(tmp_path, made)
     with runner.shared(prog, QUICK) as session:
-        first = session.run(b"", QUICK, "seed-0", fork=fork)
+        first = session.run(b"", QUICK, "seed-0")
         assert first is not None
         if first.stdout != b"True\n":
             pytest.skip("this machine's sandbox refuses System V shared memory altogether")

@@ -6,16 +6,15 @@ case is run alone afterwards, as if there had been no shared process, and that r
 sharing can never cost a student a mark, and a failing case's report is the one it gets alone.
 
 Which cases share: those with the same limits as most of them but for time (the process's limits
-are set once). The order: each run of a repeated case and each game played with the grader first,
-each in a child of the shared process forked before anything ran there (state kept between runs
-could fake randomness; a game's program is watched as a process while it waits for input; and a
-child leaves nothing in the process: only a file or a process left behind, which ends it); then the
-other cases in the process itself, visible first and hidden last, so that nothing a hidden case
-leaves in the process can reach a case whose output a student sees. Each case gets a fresh
-``__main__``, its own modules imported afresh, its own input and output, seed and time limit
-(``run/case_loop.py``, ``run/shared_process.py``). A repeated case is decided as alone
-(``repeats``: the same runs, the same early stop), and any of its runs that did not end normally
-in the shared process sends the whole case to run alone.
+are set once), every run of a repeated case and every game played with the grader included. Each
+case, and each run of a repeated case, runs in a fork of the shared process, which never runs the
+student's code itself: a fresh ``__main__`` and modules, nothing an earlier run did to its own
+process (state kept between runs could fake randomness), its own input and output, seed and time
+limit (``run/case_loop.py``, ``run/shared_process.py``). Visible cases run first and hidden ones
+last, so that nothing a hidden case leaves behind (which ends the shared process anyway) can reach
+a case whose output a student sees. A repeated case is decided as alone (``repeats``: the same
+runs, the same early stop), and any of its runs that did not end normally in the shared process
+sends the whole case to run alone.
 """
 
 from __future__ import annotations
@@ -43,20 +42,11 @@ def sharing(cases: Sequence[Case], context) -> list:
     # after another here, could stop at another run. Those cases run alone, as before.
     parallel = context.repeat_jobs > 1
     eligible = [c for c in cases if context.checkers.get(c.checker) is not None and not (parallel and c.repeat > 1)]
-    if not eligible or (len(eligible) < 2 and not forked(eligible[0], context)):
+    if not eligible or (len(eligible) < 2 and eligible[0].repeat <= 1):
         return []
     common, _ = Counter(_limits_but_time(c) for c in eligible).most_common(1)[0]
     chosen = [c for c in eligible if _limits_but_time(c) == common]
-    apart = [c for c in chosen if forked(c, context)]
-    inside = [c for c in chosen if not forked(c, context)]
-    visible_first = [c for c in apart if not c.hidden] + [c for c in apart if c.hidden]
-    return visible_first + [c for c in inside if not c.hidden] + [c for c in inside if c.hidden]
-
-
-def forked(case: Case, context) -> bool:
-    """Whether ``case``'s runs each run in a child of the shared process: a repeated case, or a
-    game played with the grader (its program waits for input: it is watched as a process)."""
-    return case.repeat > 1 or context.checkers.get(case.checker).interactive
+    return [c for c in chosen if not c.hidden] + [c for c in chosen if c.hidden]
 
 
 def _in_session(session, case: Case, program: Program, context, shown: str) -> Optional[CaseResult]:
@@ -68,7 +58,7 @@ def _in_session(session, case: Case, program: Program, context, shown: str) -> O
     def one(index: int) -> CaseResult:
         each = replace(program, seed=run_seed(program.seed, case, index))
         game = checker.function(**case.checker_options) if checker.interactive else None
-        run = session.run(case.input.encode("utf-8"), case.limits, each.seed, forked(case, context), game)
+        run = session.run(case.input.encode("utf-8"), case.limits, each.seed, game)
         if run is None or run.exit_code != 0 or run.crash is not None:
             lost.append(index)
             return CaseResult(case, Verdict.RUNTIME_ERROR, "")  # stops the runs; never kept

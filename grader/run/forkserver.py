@@ -143,12 +143,12 @@ class _Server:
         seed: str = "",
         rules=(),
         control: int = -1,
-        fork: bool = False,
+        case_cpu: int = 0,
     ) -> ForkChild:
         """Ask for one program, its randomness from ``seed``; returns at once (its pid comes when
         the server has forked it). With ``control`` (a socket's descriptor, sent and not closed
-        here), a shared process that runs case after case (``case_loop``), the first in a child of
-        its own with ``fork``.
+        here), a shared process that runs case after case (``case_loop``), the first with
+        ``case_cpu`` seconds of processor time.
 
         Raises ``ServerGone`` when the server has stopped, so the caller can start another.
         """
@@ -174,8 +174,7 @@ class _Server:
             "isolate": isolate,
             "seed": seed,
             "rules": rules_for_child(rules),
-            "session": control >= 0,
-            "fork": fork,
+            "session": {"cpu": case_cpu} if control >= 0 else None,
         }
         joins = folder.cgroup.fds if folder.cgroup is not None else ()
         try:

@@ -12,7 +12,9 @@ What a run sees, and why:
 - a /proc that lists its own processes only (another user's are invisible: ``hidepid``), and none
   of the machine's other files there (``subset=pid``: no uptime, load or boot id to vary on);
 - /dev/urandom and /dev/random that give bytes from the run's seed, so that a program reading
-  them directly gets the same marks every time.
+  them directly gets the same marks every time;
+- a network namespace of its own: local sockets with an abstract name (no file) belong to one,
+  and two runs at once (a hidden and a visible case, two students) must not meet on one.
 """
 
 import ctypes
@@ -22,7 +24,7 @@ try:
     _LIBC = ctypes.CDLL(None, use_errno=True)
 except (OSError, TypeError):  # not POSIX: nothing here is used there
     _LIBC = None
-_CLONE_NEWNS, _CLONE_NEWIPC = 0x00020000, 0x08000000
+_CLONE_NEWNS, _CLONE_NEWIPC, _CLONE_NEWNET = 0x00020000, 0x08000000, 0x40000000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
 _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 1 << 14, 1 << 18
 PRIVATE_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")
@@ -45,8 +47,8 @@ def _mount(source, target, kind, flags, options):
 
 
 def new_namespace():
-    """New mount and IPC namespaces, whose mounts are this run's alone."""
-    _check(_LIBC.unshare(_CLONE_NEWNS | _CLONE_NEWIPC), "unshare")
+    """New mount, IPC and network namespaces, whose mounts (and abstract sockets) are this run's alone."""
+    _check(_LIBC.unshare(_CLONE_NEWNS | _CLONE_NEWIPC | _CLONE_NEWNET), "unshare")
     _mount("none", "/", None, _MS_REC | _MS_PRIVATE, None)
 
 
@@ -158,11 +160,19 @@ def fresh_proc():
         _mount("tmpfs", "/proc", "tmpfs", flags | _MS_RDONLY, "size=4k,nr_inodes=16")
 
 
-def seeded_devices(data):
+# In a shared process: a descriptor open for writing what the run's random devices hold, so that
+# each case reads bytes of its own seed there (``case_loop``); None in any other run.
+DEVICES = None
+
+
+def seeded_devices(data, keep=False):
     """/dev/urandom and /dev/random read ``data`` (the run's seeded bytes), then end. In /dev/shm,
-    which must be the run's own by now; the file is gone once bound."""
+    which must be the run's own by now; the file is gone once bound. With ``keep``, ``DEVICES``
+    can still rewrite it (the descriptor is not inherited by a program that runs another)."""
+    global DEVICES
     with open(_SEED_FILE, "wb") as handle:
         handle.write(data)
+        DEVICES = os.dup(handle.fileno()) if keep else None
     try:
         for device in _RANDOM_DEVICES:
             if os.path.exists(device):
@@ -179,7 +189,7 @@ def _kernel():
         return (0, 0)
 
 
-_CLONE_NEWUSER, _CLONE_NEWNET = 0x10000000, 0x40000000
+_CLONE_NEWUSER = 0x10000000
 _MNT_DETACH = 2
 _DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 # statvfs flags a read-only remount must keep (a user namespace may not drop them): ST_* → MS_*

@@ -1,14 +1,15 @@
 """The grader's side of a shared process: one process runs a submission's cases one after another.
 
 In: a running fork server, the run folder (with its cgroup), the program and the process's limits
-(``session_limits``); then, one by one, its runs (standard input, limits, seed, and whether to run
-it in a child of the shared process: ``SharedProcess.run``). Out: a ``RunResult`` for each run the
-shared process finished, and None for each it did not. The first run that times out, floods its output,
-ends the process (a rule broken, ``os._exit``, a crash of the interpreter, a message that is not
-ours) or leaves it unclean (``case_loop``) is the last run there: that run gets None when it did
-not end normally (its result is a time-out or a flood alone, never a shared process's), its own
-result when it ended but left the process unclean, and every run after it gets None. The caller
-runs each None alone, as any run.
+(``session_limits``); then, one by one, its runs (standard input, limits, seed, and for a game the
+session that plays it: ``SharedProcess.run``). Out: a ``RunResult`` for each run the shared process
+finished, and None for each it did not. The shared process runs each case in a fork of its own
+(``case_loop``). The first run that times out, floods its output, is ended by a signal (a crash of
+the interpreter), ends the shared process or its answer (a message that is not ours), exits with a
+status other than 0 (an exception, a rule broken) or leaves something behind is the last run
+there: that run gets None when it did not end normally (its result is a time-out or a flood alone,
+never a shared process's), its own result when it ended but left the process unclean, and every
+run after it gets None. The caller runs each None alone, as any run.
 
 Each case has its own pipes (the first case's go with the request, the next ones through the
 control socket), its own output captures and time limit, read by the same loops as any run
@@ -36,12 +37,12 @@ from grader.run.run_facts import RunResult
 from grader.run.streams import converse, pump
 
 Run = Tuple[bytes, Limits, str]  # standard input, limits, seed
-_EXTRA_FILES = 2  # the control socket and /dev/null, held by ``case_loop`` beside the program's own
 
 
 def session_limits(runs: Sequence[Run]) -> Limits:
-    """The limits of a process that runs all of ``runs``: the time of them all (the CPU backstop;
-    each case has its own time limit on the wall clock), the largest of every other limit."""
+    """The limits of a process that runs all of ``runs``: the time of them all (the loop's own CPU
+    backstop; each case's process gets its own case's, and its time limit on the wall clock), the
+    largest of every other limit (the loop holds none of the descriptors a case may open)."""
     limits = [limits for _, limits, _ in runs]
     return Limits(
         time_s=sum(each.time_s for each in limits),
@@ -50,7 +51,7 @@ def session_limits(runs: Sequence[Run]) -> Limits:
         stderr_bytes=max(each.stderr_bytes for each in limits),
         file_bytes=max(each.file_bytes for each in limits),
         processes=max(each.processes for each in limits),
-        open_files=max(each.open_files for each in limits) + _EXTRA_FILES,
+        open_files=max(each.open_files for each in limits),
     )
 
 
@@ -58,10 +59,9 @@ class _Case:
     """One case of the shared process, as the run loops see a process: its pipes, its end (the
     process's answer on the control socket), and a kill that ends the whole shared process."""
 
-    def __init__(self, child, control: socket.socket, pipes, forked: bool = False) -> None:
+    def __init__(self, child, control: socket.socket, pipes) -> None:
         self.child = child
         self.control = control
-        self.forked = forked
         self._program_pid = 0
         self.stdin, self.stdout, self.stderr, self.report = pipes
         self.report_capture = Capture(REPORT_BYTES)
@@ -77,10 +77,8 @@ class _Case:
 
     @property
     def program_pid(self) -> int:
-        """Where the case's program waits for input (``streams.converse``): the shared process, or
-        for a forked case its child (0 until it is there)."""
-        if not self.forked:
-            return self.child.program_pid
+        """Where the case's program waits for input (``streams.converse``): the case's own process,
+        the loop's child (0 until it is there)."""
         if not self._program_pid and self.child.program_pid > 0:
             self._program_pid = first_child(self.child.program_pid)
         return self._program_pid
@@ -95,8 +93,7 @@ class _Case:
             data = self.control.recv(4096)
             answer = json.loads(data) if data else None
             status, clean = answer["status"], answer["clean"]
-            # a forked case that a signal ended says minus the signal, as a run of its own
-            if not (type(status) is int and -64 <= status <= 255 and type(clean) is bool):
+            if not (type(status) is int and 0 <= status <= 255 and type(clean) is bool):
                 raise ValueError(answer)
             self.status, self.clean, self.answered = status, clean, True
         except (OSError, ValueError, TypeError, KeyError, RecursionError):
@@ -150,8 +147,9 @@ class _Case:
         return result
 
 
-def _next_case(control: socket.socket, seed: str, fork: bool, unbuffered: bool) -> Optional[Tuple]:
-    """Send the next case's seed and far ends of its pipes; our ends (None when the process is gone)."""
+def _next_case(control: socket.socket, seed: str, limits: Limits, unbuffered: bool) -> Optional[Tuple]:
+    """Send the next case's seed, processor time, kind of output and far ends of its pipes; our
+    ends (None when the process is gone)."""
     stdin_read, stdin_write = os.pipe()
     stdout_read, stdout_write = os.pipe()
     stderr_read, stderr_write = os.pipe()
@@ -159,8 +157,10 @@ def _next_case(control: socket.socket, seed: str, fork: bool, unbuffered: bool) 
     theirs = [stdin_read, stdout_write, stderr_write, report_write]
     ours = [stdin_write, stdout_read, stderr_read, report_read]
     try:
-        message = json.dumps({"seed": seed, "fork": fork, "unbuffered": unbuffered}).encode()
-        control.sendmsg([message], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", theirs))])
+        message = {"seed": seed, "cpu": limits.cpu_seconds, "unbuffered": unbuffered}
+        control.sendmsg(
+            [json.dumps(message).encode()], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", theirs))]
+        )
     except OSError:
         for fd in ours:
             os.close(fd)
@@ -204,11 +204,9 @@ class SharedProcess:
         self.child = None
         self.alive = True
 
-    def run(self, stdin: bytes, limits: Limits, seed: str, fork: bool = False, session=None) -> Optional[RunResult]:
-        """One case (``fork``: in a child of the shared process, as each run of a repeated case;
-        with ``session``, a game played with the grader, always forked): its result, or None when
-        it did not end normally there (the process is then over)."""
-        fork = fork or session is not None
+    def run(self, stdin: bytes, limits: Limits, seed: str, session=None) -> Optional[RunResult]:
+        """One case (with ``session``, a game played with the grader): its result, or None when it
+        did not end normally there (the process is then over)."""
         unbuffered = session is not None
         if not self.alive:
             return None
@@ -221,7 +219,7 @@ class SharedProcess:
                     seed,
                     self.program.rules,
                     control=self._theirs.fileno(),
-                    fork=fork,
+                    case_cpu=limits.cpu_seconds,
                 )
             except Exception:  # the server went away: what is left runs alone
                 self.alive = False
@@ -230,11 +228,11 @@ class SharedProcess:
                 self._theirs.close()
             pipes = (self.child.stdin, self.child.stdout, self.child.stderr, self.child.report)
         else:
-            pipes = _next_case(self.control, seed, fork, unbuffered)
+            pipes = _next_case(self.control, seed, limits, unbuffered)
             if pipes is None:
                 self.alive = False
                 return None
-        case = _Case(self.child, self.control, pipes, fork)
+        case = _Case(self.child, self.control, pipes)
         result = case.run(stdin, limits, self.folder.path, session)
         if result is None or not case.clean:
             self.alive = False

@@ -23,10 +23,11 @@ per packet):
                    in each, and whether it made the view of the file system it was given (argv[3])
   grader → server  {"op": "run", "id": N, "folder": ..., "script": ..., "limits": [[name, value]...],
                     "unbuffered": bool, "uid": int or null, "isolate": mode or null, "seed": str,
-                    "rules": [...], "session": bool}
+                    "rules": [...], "session": {"cpu": N} or null}
                    with file descriptors attached (SCM_RIGHTS): stdin, stdout, stderr, the report
                    channel, with "session" the control socket of a shared process (its first case
-                   on those streams, the next ones through it: ``case_loop``), then the
+                   on those streams, with N seconds of processor time, the next ones through it:
+                   ``case_loop``), then the
                    cgroup.procs files of the run's cgroups (if any)
   server → grader  {"id": N, "pid": P}           the child started
                    {"id": N, "status": S}        it ended (a raw wait status)
@@ -155,7 +156,8 @@ def _child(request, fds, keep_closed):
     """
     exit_code = 1
     started = False
-    control = fds[4] if request.get("session") else None
+    session = request.get("session")
+    control = fds[4] if session else None
     try:
         for fd in fds[5 if control is not None else 4 :]:  # the run's cgroups: everything from here on counts in them
             os.write(fd, b"0")
@@ -183,7 +185,8 @@ def _child(request, fds, keep_closed):
         seed = request.get("seed") or ""  # the run's own, from the grader
         if request.get("isolate"):  # from here on, this is the program's process
             owner = uid if os.getuid() == 0 else None
-            isolation.isolate(request["isolate"], folder, owner, seeded_randomness.device_bytes(seed))
+            devices = seeded_randomness.device_bytes(seed)
+            isolation.isolate(request["isolate"], folder, owner, devices, keep_devices=control is not None)
         if uid is not None and os.getuid() == 0:
             isolation.become(uid)
         child_program.watch_for_stack()
@@ -199,8 +202,7 @@ def _child(request, fds, keep_closed):
         started = True
         if control is not None:
             rules = request.get("rules") or ()
-            forked = request.get("fork") is True
-            case_loop.serve(control, script, folder, rules, forked, seed, bool(unbuffered))  # never returns
+            case_loop.serve(control, script, folder, rules, seed, session["cpu"], bool(unbuffered))  # never returns
         exit_code = child_program.run(script, folder, request.get("rules") or ())
     except BaseException as error:  # our own set-up failed: say so on the program's stderr
         if not started:
