@@ -75,19 +75,26 @@ def seed_everything(seed):
 _AT_RANDOM = 25  # getauxval: the address of 16 random bytes the kernel gave the interpreter at its start
 
 
-def _seed_at_random(stream):
-    """The 16 bytes the kernel gave the process at its start (a program can read them through
-    getauxval(AT_RANDOM)) from the run's seed too: a forked run shares its server's."""
+def _at_random_address():
+    """Where those 16 bytes are, found once (a fork keeps the address); 0 where there are none."""
     try:
         import ctypes
 
         libc = ctypes.CDLL(None)
         libc.getauxval.restype = ctypes.c_ulong
-        address = libc.getauxval(_AT_RANDOM)
-        if address:
-            ctypes.memmove(address, stream.take(16), 16)
-    except (OSError, AttributeError, ValueError):
-        pass  # not Linux, or no such bytes: nothing to seed
+        return libc.getauxval(_AT_RANDOM), ctypes.memmove
+    except (OSError, AttributeError, ValueError, ImportError):
+        return 0, None
+
+
+_AT_RANDOM_ADDRESS, _MEMMOVE = _at_random_address()
+
+
+def _seed_at_random(stream):
+    """The 16 bytes the kernel gave the process at its start (a program can read them through
+    getauxval(AT_RANDOM)) from the run's seed too: a forked run shares its server's."""
+    if _AT_RANDOM_ADDRESS and _MEMMOVE is not None:
+        _MEMMOVE(_AT_RANDOM_ADDRESS, stream.take(16), 16)
 
 
 # What the run's /dev/urandom and /dev/random hold: reads past it find the end of the file.
