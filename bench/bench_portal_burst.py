@@ -84,7 +84,7 @@ def the_mix(students: int, loops: int, window: float, seed: int = 7) -> list:
 
 
 def hand_in(url: str, token: str, task: str, text: str) -> int:
-    content_type, body = multipart({"task": task}, "file", f"{task}.py", text.encode())
+    content_type, body = multipart({"task": task}, [("file", f"{task}.py", text.encode())])
     headers = {"Authorization": f"Token {token}", "Content-Type": content_type}
     request = urllib.request.Request(f"{url}/api/submissions", data=body, headers=headers)
     with urllib.request.urlopen(request, timeout=60) as answer:
