@@ -97,11 +97,14 @@ def _streams(unbuffered=False):
 
 
 def _listing(path):
-    """Every entry below ``path`` (and ``path`` itself) with its size, times, mode and inode (None
-    past ``_MAX_ENTRIES``). The change time too: a program can put a file's modification time back
-    after rewriting it, never its change time."""
+    """Every entry below ``path`` (and ``path`` itself) with its size, times, mode and inode. The
+    change time too: a program can put a file's modification time back after rewriting it, never
+    its change time. A folder mounted there (the interpreter or the run's folder, kept in view
+    read-only) is not gone into; past ``_MAX_ENTRIES`` entries, what it returns equals nothing
+    (not even itself), so that a listing it cannot finish never counts as unchanged."""
     found = []
     for top, folders, files in os.walk(path):
+        folders[:] = [name for name in folders if not os.path.ismount(os.path.join(top, name))]
         for name in ["", *folders, *files] if top == path else folders + files:
             try:
                 info = os.lstat(os.path.join(top, name))
@@ -110,7 +113,7 @@ def _listing(path):
             facts = info and (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_mode, info.st_ino)
             found.append((top, name, facts))
             if len(found) > _MAX_ENTRIES:
-                return None
+                return object()
     return sorted(found, key=repr)
 
 
