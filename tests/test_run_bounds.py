@@ -171,10 +171,13 @@ def test_marks_that_depend_on_raw_randomness_are_the_same_every_grading(grade, p
 
 
 def test_a_dispatcher_or_serve_never_needs_a_password_on_its_command_line():
-    """The README starts the portal with PGPASSWORD or a 0600 file, never with a password in --db."""
-    readme = (PROJECT / "README.md").read_text(encoding="utf-8")
-    assert "postgresql://nim:" not in readme
-    assert "PGPASSFILE" in readme or "PGPASSWORD" in readme
+    """docs/portal.md starts the portal with PGPASSWORD or a 0600 file, and no page of the
+    documentation puts a password in --db."""
+    pages = [PROJECT / "README.md", *sorted((PROJECT / "docs").glob("*.md"))]
+    for page in pages:
+        assert "postgresql://nim:" not in page.read_text(encoding="utf-8"), page.name
+    portal = (PROJECT / "docs" / "portal.md").read_text(encoding="utf-8")
+    assert "PGPASSFILE" in portal or "PGPASSWORD" in portal
 
 
 def test_serve_warns_of_a_password_on_its_command_line(tmp_path):
