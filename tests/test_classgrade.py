@@ -15,7 +15,7 @@ from grader.cli.main import main
 def classroom(tmp_path, protections):
     """Three students: one good, one hostile (a crash and binary junk), one who handed in a stub."""
     if protections.grader_in_reach:
-        # The README's table says so: such a program can kill the runs beside it.
+        # docs/security.md's table says so: such a program can kill the runs beside it.
         pytest.skip("programs run as the grader's user in its process namespace here: one can signal the grader")
     room = tmp_path / "class"
     good, hostile, stub = (room / name for name in ("alice", "bob", "carol"))

@@ -59,7 +59,7 @@ def test_json_follows_the_spec(tmp_path, capsys):
     assert code == 1
     assert "nim_sum" in captured.err  # the table goes to stderr with --json
     (task,) = document["tasks"]
-    # the spec's fields, and those the task record adds (README: "check --json"); known_mistake and
+    # the spec's fields, and those the task record adds (docs/instructors.md: "check --json"); known_mistake and
     # mistake: added when verify or grade kept the signatures of nim_sum's known mistakes
     spec = {"task", "file", "verdict", "score", "max_score", "cases"}
     assert spec <= set(task) and set(task) - spec <= {"notes", "format", "known_mistake", "mistake", "problem"}

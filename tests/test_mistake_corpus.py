@@ -4,7 +4,7 @@ known-wrong solutions.
 
 Precision: of the diagnoses given, the share naming the mistake the file makes. Recall: of the
 files that make a known mistake, the share diagnosed with it. A wrong diagnosis is worse than none:
-the test fails on any; recall is printed (run with -s) and kept in the README.
+the test fails on any; recall is printed (run with -s) and kept in docs/instructors.md.
 """
 
 from __future__ import annotations

@@ -34,8 +34,8 @@ from test_portal_serve import grader  # noqa: E402
 
 STUDENTS = ("flo", "wade", "xena", "ann", "pat", "cc", "cw")
 PASSWORD = "a password of my own 7"
-MESSAGE_CHARS = 2000  # a case's message, at most, as the API and the report show it (README)
-PAGE_BYTES = 1_000_000  # a stored report, at most (README)
+MESSAGE_CHARS = 2000  # a case's message, at most, as the API and the report show it (docs/portal.md)
+PAGE_BYTES = 1_000_000  # a stored report, at most (docs/portal.md)
 
 
 def call(url, token=None, data=None, content_type=None):

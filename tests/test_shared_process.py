@@ -1,4 +1,4 @@
-"""The terms on which a submission's cases share one process (README, "Running untrusted code"),
+"""The terms on which a submission's cases share one process (docs/security.md, "The shared process"),
 each shown by a program: a fresh ``__main__``, the student's own modules afresh, its own input,
 output and seed, anything abnormal ending the shared process, hidden cases last, repeats and
 interactive cases never shared, and a case not accepted there run again alone, whose result counts.

@@ -170,7 +170,7 @@ def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tup
         ],
         SESSION_COOKIE_SAMESITE="Lax",
         CSRF_COOKIE_SAMESITE="Lax",
-        # behind a reverse proxy with TLS (README): cookies only over HTTPS
+        # behind a reverse proxy with TLS (docs/portal.md): cookies only over HTTPS
         SESSION_COOKIE_SECURE=os.environ.get("NIM_GRADER_HTTPS") == "1",
         CSRF_COOKIE_SECURE=os.environ.get("NIM_GRADER_HTTPS") == "1",
         SECURE_PROXY_SSL_HEADER=("HTTP_X_FORWARDED_PROTO", "https") if os.environ.get("NIM_GRADER_HTTPS") else None,
