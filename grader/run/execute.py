@@ -62,40 +62,9 @@ def child_modules_source(names=CHILD_MODULES) -> str:
     return source + "del _sys, _types, _module\n"
 
 
-# Runs in the new interpreter before the student's code: its randomness from the run's seed (first,
-# so that what it loads counts before the limits), the limits (memory on top of what the
-# interpreter has mapped, as in the fork server), the run's own user id when the grader is root,
-# the report channel, the working folder first on sys.path (a file may import the exercise files
-# copied beside it), then the file as __main__ (``child_program``, as in the fork server). Set here
-# rather than in preexec_fn, which is unsafe with threads.
-_BOOTSTRAP = """\
-import os, sys
-for _fd in {joins!r}:  # the run's cgroups: everything from here on counts in them
-    os.write(_fd, b"0")
-    os.close(_fd)
-import child_program, seeded_randomness, syscall_filter, zygote_isolation
-seeded_randomness.seed_everything({seed!r})
-zygote_isolation.apply_limits({limits!r})
-_uid = {uid!r}
-if _uid is not None:
-    os.setgroups([])
-    os.setgid(_uid)
-    os.setuid(_uid)
-    try:
-        os.kill(-1, 9)  # this id is the run's alone (uid_pool): what it still runs is a leftover
-    except OSError:
-        pass
-os.chdir({folder!r})
-child_program.take_channel({report_fd!r})
-child_program.watch_for_stack()
-sys.argv = [{script!r}]
-sys.path.insert(0, {folder!r})
-del _uid
-if {filter!r}:
-    syscall_filter.install()
-raise SystemExit(child_program.run({script!r}, {folder!r}, {rules!r}))
-"""
-_CHILD_MODULES_SOURCE = child_modules_source()
+# The new interpreter's start (``subprocess_start``), shipped after the modules it uses; the runner
+# sends the run's settings as a literal and that module's ``start`` does the rest.
+_CHILD_MODULES_SOURCE = child_modules_source((*CHILD_MODULES, "subprocess_start")) + "import subprocess_start\n"
 
 
 # String hashing (the order of a set of strings) the same in every run and on every machine.
@@ -282,17 +251,18 @@ class SubprocessRunner(ProcessRunner):
         limited = tuple(item for item in rlimits(limits) if item[0] != "RLIMIT_NPROC" or folder.uid is not None)
         report_read, report_write = os.pipe()
         joins = folder.cgroup.fds if folder.cgroup is not None else ()
-        bootstrap = _CHILD_MODULES_SOURCE + _BOOTSTRAP.format(
-            joins=joins,
-            limits=limited,
-            script=folder.script,
-            folder=folder.path,
-            uid=folder.uid,
-            seed=program.seed,
-            report_fd=report_write,
-            rules=rules_for_child(program.rules),
-            filter=self.plan(program.python).protections.syscall_filter,
-        )
+        settings = {
+            "joins": tuple(joins),
+            "limits": limited,
+            "script": folder.script,
+            "folder": folder.path,
+            "uid": folder.uid,
+            "seed": program.seed,
+            "report_fd": report_write,
+            "rules": rules_for_child(program.rules),
+            "filter": self.plan(program.python).protections.syscall_filter,
+        }
+        bootstrap = f"{_CHILD_MODULES_SOURCE}subprocess_start.start({settings!r})\n"
         # Not -I (it ignores PYTHONHASHSEED): the environment is ours alone, and -s leaves out the
         # user's site folder.
         flags = ["-s", "-X", "utf8"] + (["-u"] if unbuffered else [])
