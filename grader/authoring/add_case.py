@@ -19,7 +19,7 @@ from typing import Optional, Tuple
 
 from grader.authoring.case_yaml import CasesLayout, case_text, new_text
 from grader.authoring.hidden_names import name_gives_away
-from grader.check.registry import Checker
+from grader.check.registry import GameChecker, OutputChecker
 from grader.check.text import quote, significant_lines
 from grader.course.files import read_yaml
 from grader.course.layout import Course
@@ -78,8 +78,8 @@ def add_case(
     path, shown = _task_file(layout, task_id)
     task = load_task(path, context.checkers, shown)
     settings = _task_settings(path, shown)
-    checker = context.checkers.get(settings["checker"])
-    if checker.interactive:
+    checker = context.checkers[settings["checker"]]
+    if isinstance(checker, GameChecker):
         raise UsageError(
             f"The task {task_id} is graded by the interactive checker '{checker.name}', which plays against the "
             f"program instead of giving it an input: write the case, with its checker_options, by hand in {shown} "
@@ -165,7 +165,7 @@ def _unused(name: str, taken) -> str:
 
 def _interactive(context: GradingContext, checker_name: str) -> bool:
     checker = context.checkers.get(checker_name)
-    return checker is not None and checker.interactive
+    return isinstance(checker, GameChecker)
 
 
 def _has_surrogates(text: str) -> bool:
@@ -264,7 +264,9 @@ def _last_line(data: bytes) -> str:
     return lines[-1] if lines else ""
 
 
-def _expected_answer(checker: Checker, actual: str, case_input: str, options: dict, task_id: str) -> Optional[str]:
+def _expected_answer(
+    checker: OutputChecker, actual: str, case_input: str, options: dict, task_id: str
+) -> Optional[str]:
     """The expected answer to write for ``actual`` (None when the checker needs none), once the
     checker has accepted ``actual`` against it as grading would."""
     expected: Optional[str] = None

@@ -147,9 +147,9 @@ def _kattis_limits(conf: Dict[str, Any], conf_path: Path, task: Dict[str, Any], 
             f"carried over, so the default of {seconds} seconds applies: set time_limit by hand."
         )
     if limits.get("memory") is not None:
-        given = positive_limit(limits["memory"], conf_path, "limits.memory", "MiB")
+        given_mib = positive_limit(limits["memory"], conf_path, "limits.memory", "MiB")
         meaning = "the memory of the whole process, interpreter included, as Kattis's judges count it"
-        memory = carried_memory_limit(given, "problem.yaml limits.memory", meaning, notes)
+        memory = carried_memory_limit(given_mib, "problem.yaml limits.memory", meaning, notes)
         if memory is not None:
             task["memory_limit"] = memory
     if limits.get("output") is not None:

@@ -151,7 +151,7 @@ def _header_fields(lines: List[str]) -> Tuple[Dict[str, str], List[str]]:
         key = match.group(1).lower() if match else ""
         if key in fields:
             problems.append(f"has two '# {key}:' lines")
-        elif key in KEYS:
+        elif match and key in KEYS:
             fields[key] = match.group(2)
         elif not _NOT_HEADER.match(line):
             problems.append(f"has the header line '{line}', which is not '# key: value' with a key of: {_KNOWN}")

@@ -28,6 +28,7 @@ from grader import __version__
 from grader.authoring.kit_readme import MARKER, KitTask, readme_text
 from grader.authoring.kit_wheel import grader_wheel
 from grader.authoring.kit_yaml import public_case_file
+from grader.check.registry import GameChecker
 from grader.course.files import read_yaml
 from grader.course.layout import Course
 from grader.course.loader import load_course
@@ -103,7 +104,9 @@ def _public_cases(
 ) -> Tuple[Dict[str, bytes], Dict[str, Task], List[str]]:
     """Each task's public case file (and the files it names), by path in the kit; each task's public
     cases as the kit must grade them, generated answers filled in; notes on tasks left out."""
-    interactive = frozenset(name for name in context.checkers.names() if context.checkers.get(name).interactive)
+    interactive = frozenset(
+        name for name in context.checkers.names() if isinstance(context.checkers.get(name), GameChecker)
+    )
     files: Dict[str, bytes] = {}
     public: Dict[str, Task] = {}
     notes: List[str] = []

@@ -159,7 +159,7 @@ def grade_until_decided(task: Task, wrong: WrongSolution, course: Path, context:
     """
     context = full_strength(context)
     step = max(2, context.jobs)
-    graded = []
+    graded: List[CaseResult] = []
     for start in range(0, len(task.cases), step):
         chunk = replace(task, cases=task.cases[start : start + step])
         graded += grade_beside_reference(chunk, wrong.path, course, context, _by_name(graded)).cases
@@ -292,8 +292,10 @@ def verify_course(
             checked.append(f"{task.id}: {len(wrong)} known-wrong solutions graded")
         if wrong and hints_fit:
             checked.append(f"{task.id}: every hint shown to a known-wrong solution is one its header expects")
-        for case in matrix.weak_cases():
-            weak.append(Finding(task.id, f"the case '{case}' catches none of the {len(wrong)} known-wrong solutions"))
+        for weak_case in matrix.weak_cases():
+            weak.append(
+                Finding(task.id, f"the case '{weak_case}' catches none of the {len(wrong)} known-wrong solutions")
+            )
     return VerifyReport(tuple(findings), tuple(matrices), tuple(checked), tuple(weak), tuple(signatures))
 
 

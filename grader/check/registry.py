@@ -3,7 +3,10 @@
 A checker is ``function(actual, expected, case_input, *, option=default, ...) -> CheckOutcome``.
 Its keyword-only parameters are its options; the loader rejects, at load time, an option a checker
 does not take or a value of the wrong type, so a misspelt option in YAML never passes silently.
-Checkers are chosen by name from a ``CheckerRegistry``; a course can register its own.
+An interactive checker (``GameChecker``) is instead a factory ``function(*, option=default, ...)
+-> Session`` whose session plays against the program; the registry hands out either kind
+(``Checker``), and the grader tells them apart by their type. Checkers are chosen by name from a
+``CheckerRegistry``; a course can register its own.
 ``generic_checkers()`` gives a fresh registry with the checkers any course may use.
 
 A program's output is untrusted, so the registry hands out every checker guarded (``guard``): a
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Mapping, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 from grader.check.guard import GuardedChecker, GuardedSessions
 from grader.check.structured import (
@@ -29,22 +32,22 @@ from grader.check.structured import (
 )
 from grader.check.text import check_text, check_tokens
 from grader.model import CheckOutcome
+from grader.run.streams import Session
 
 CheckFunction = Callable[..., CheckOutcome]
 ExpectedValidator = Callable[[str, Mapping[str, Any]], Optional[str]]
 OptionsValidator = Callable[[Mapping[str, Any]], Optional[str]]
+SessionFactory = Callable[..., Session]  # an interactive checker: function(**options) -> Session
 
 
 @dataclass(frozen=True)
-class Checker:
-    """A named checker; its validators may reject options or an expected text at load time."""
+class OptionTaker:
+    """A named function whose keyword-only parameters are options, checked at load time (a checker,
+    or a case generator)."""
 
     name: str
-    function: CheckFunction
-    validate_expected: Optional[ExpectedValidator] = None
+    function: Callable[..., Any]
     validate_options: Optional[OptionsValidator] = None
-    needs_expected: bool = True
-    interactive: bool = False
 
     def option_defaults(self) -> Dict[str, Any]:
         """Option name → default value (``inspect.Parameter.empty`` when the option is required)."""
@@ -54,7 +57,7 @@ class Checker:
             if p.kind is inspect.Parameter.KEYWORD_ONLY
         }
 
-    def option_errors(self, options: Mapping[str, Any], complete: bool = True) -> list:
+    def option_errors(self, options: Mapping[str, Any], complete: bool = True) -> List[str]:
         """Sentences saying what is wrong with ``options`` for this checker (empty when fine).
 
         With ``complete=False`` (a task's defaults, which cases may complete) missing required
@@ -81,9 +84,35 @@ class Checker:
                 errors.append(error)
         return errors
 
-    def __call__(self, actual: str, expected: str, case_input: str, options: Mapping[str, Any]):
+
+@dataclass(frozen=True)
+class OutputChecker(OptionTaker):
+    """A checker of a program's finished output: ``function(actual, expected, case_input, **options)``.
+
+    ``validate_expected`` may reject an expected text at load time; one that decides alone
+    (``needs_expected=False``) makes ``expected`` optional.
+    """
+
+    validate_expected: Optional[ExpectedValidator] = None
+    needs_expected: bool = True
+
+    def __call__(self, actual: str, expected: str, case_input: str, options: Mapping[str, Any]) -> CheckOutcome:
         """Run the checker; returns its ``CheckOutcome``."""
         return self.function(actual, expected, case_input, **options)
+
+
+@dataclass(frozen=True)
+class GameChecker(OptionTaker):
+    """An interactive checker: ``function(**options)`` makes a ``Session`` that plays against the
+    program instead of reading its finished output; its cases need neither input nor expected."""
+
+    def start(self, options: Mapping[str, Any]) -> Session:
+        """A new session for one run, with the case's ``options``."""
+        return self.function(**options)
+
+
+# What a registry hands out: the case's checker, of either kind.
+Checker = Union[OutputChecker, GameChecker]
 
 
 def _same_kind(value: Any, default: Any) -> bool:
@@ -121,7 +150,7 @@ class CheckerRegistry:
     def register(
         self,
         name: str,
-        function: CheckFunction,
+        function: Callable[..., Any],
         *,
         validate_expected: Optional[ExpectedValidator] = None,
         validate_options: Optional[OptionsValidator] = None,
@@ -132,25 +161,32 @@ class CheckerRegistry:
 
         ``validate_options(options)`` and ``validate_expected(expected, options)`` return a
         sentence when what a YAML file gives is unusable, or None. A checker that decides alone
-        (``needs_expected=False``) makes ``expected`` optional. An ``interactive`` checker is a
+        (``needs_expected=False``) makes ``expected`` optional. With ``interactive``, ``function`` is a
         factory ``function(*, options) -> Session`` that plays against the program instead of
-        reading its finished output; its cases need neither ``input`` nor ``expected``.
+        reading its finished output (a ``GameChecker``, whose cases need neither ``input`` nor
+        ``expected``); otherwise it is an ``OutputChecker``.
 
         ``function`` is kept guarded (``guard``): whatever it raises on a program's output becomes
         that student's wrong answer.
         """
         if name in self._checkers:
             raise ValueError(f"a checker named '{name}' is already registered")
-        guarded = GuardedSessions(function) if interactive else GuardedChecker(function)
-        self._checkers[name] = Checker(
-            name, guarded, validate_expected, validate_options, needs_expected and not interactive, interactive
-        )
+        checker: Checker
+        if interactive:
+            checker = GameChecker(name, GuardedSessions(function), validate_options)
+        else:
+            checker = OutputChecker(name, GuardedChecker(function), validate_options, validate_expected, needs_expected)
+        self._checkers[name] = checker
 
     def get(self, name: str) -> Optional[Checker]:
         """The checker called ``name``, or None."""
         return self._checkers.get(name)
 
-    def names(self) -> list:
+    def __getitem__(self, name: str) -> Checker:
+        """The checker called ``name`` (one a loaded case names); ``KeyError`` when there is none."""
+        return self._checkers[name]
+
+    def names(self) -> List[str]:
         """All registered names, sorted."""
         return sorted(self._checkers)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 from grader.check import patterns
 from grader.check.guard import unreadable_message
@@ -66,7 +66,7 @@ def _regex_flags(flags) -> int:
     return value
 
 
-def check_regex(actual: str, expected: str, case_input: str, *, flags: list = ()) -> CheckOutcome:
+def check_regex(actual: str, expected: str, case_input: str, *, flags: Sequence[str] = ()) -> CheckOutcome:
     """The whole output matches ``expected`` as a regular expression.
 
     Lines are compared as the text checker reads them: trailing white space (and Windows line
@@ -103,7 +103,7 @@ def check_json(actual: str, expected: str, case_input: str) -> CheckOutcome:
         lines = significant_lines(actual)
         answer_lines = [i for i, line in enumerate(lines) if _is_json_of(line, want)]
         if answer_lines:
-            extra = extra_lines_message(lines, [lines[answer_lines[0]]])
+            extra = extra_lines_message(lines, [lines[answer_lines[0]]]) or ""
             return CheckOutcome(Verdict.WRONG_ANSWER, extra, answer_found=True)
         return CheckOutcome(Verdict.WRONG_ANSWER, _not_json_message(actual, error))
     except (ValueError, RecursionError) as error:  # JSON Python will not read: 5,000 digits, deep brackets

@@ -26,7 +26,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from grader.cli.multipart_form import multipart
 from grader.errors import GraderError, UsageError
@@ -196,9 +196,9 @@ class PortalClient:
             raise self._junk("a submission without an id or a status")
         submission_id = str(answer["id"])
         said = answer.get("files")
-        files = tuple(said) if isinstance(said, list) and all(isinstance(n, str) for n in said) else None
+        taken = tuple(said) if isinstance(said, list) and all(isinstance(n, str) for n in said) else None
         url, late = self.submission_url(submission_id), answer.get("late") is True
-        return HandedIn(submission_id, answer["status"], url, late, files)
+        return HandedIn(submission_id, answer["status"], url, late, taken)
 
     def submission(self, submission_id: str) -> SubmissionState:
         """``GET /api/submissions/ID``: where the submission is, and its results once done."""
@@ -226,9 +226,8 @@ class PortalClient:
             raise self._junk("a finished submission whose cases are not name, verdict and message")
         shown = tuple(CaseState(c["name"], c["verdict"], c.get("message") or "") for c in cases)
         notes = tuple(n for n in answer.get("notes") or () if isinstance(n, str))
-        return SubmissionState(
-            state.id, task, "done", answer["verdict"], *map(float, numbers), shown, report_url, notes, late
-        )
+        score, top = float(answer["score"]), float(answer["max_score"])
+        return SubmissionState(state.id, task, "done", answer["verdict"], score, top, shown, report_url, notes, late)
 
     def _json(self, method: str, path: str, answers: Dict[int, str], body=None, content_type: str = "") -> Any:
         """The JSON of a 2xx answer to one call; any other answer a ``PortalError`` (``answers``
@@ -302,7 +301,8 @@ class PortalClient:
         length = response.headers.get("Content-Length", "")
         if length.strip().isdigit() and len(length) < 20 and int(length) > MAX_ANSWER_BYTES:
             raise self._junk(f"an answer larger than {MAX_ANSWER_BYTES // 1024 // 1024} MiB")
-        chunks, size = [], 0
+        chunks: List[bytes] = []
+        size = 0
         while True:
             if time.monotonic() > deadline:  # an answer trickling in a byte at a time
                 raise socket.timeout()

@@ -17,7 +17,7 @@ Stamps = Dict[Path, Optional[Tuple[int, int]]]
 
 def stamps(files: Sequence[Path]) -> Stamps:
     """Each file's modification time and size (None when it cannot be read)."""
-    found = {}
+    found: Dict[Path, Optional[Tuple[int, int]]] = {}
     for path in files:
         try:
             info = path.stat()

@@ -13,11 +13,11 @@ from __future__ import annotations
 import difflib
 import math
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any, Dict, Mapping, NoReturn, Optional, Tuple
 
 from grader.check import patterns
 from grader.check.random_answers import repeat_needed
-from grader.check.registry import CheckerRegistry
+from grader.check.registry import CheckerRegistry, GameChecker
 from grader.course.case_keys import CASE_KEYS, HINT_KEYS, MISTAKE_KEYS, SHARED_KEYS, WHEN_KEYS, kind_of
 from grader.course.files import MAX_DATA_BYTES, CourseFileLimit, LineMapping, inside, read_text
 from grader.course.limits import LIMIT_KEYS, case_limits, default_settings, limit_problem
@@ -26,7 +26,7 @@ from grader.errors import CaseFileError
 from grader.model import HINT_VERDICTS, Case, Hint, Mistake, Verdict, When
 
 # Why a hint cannot be tied to a verdict: the grader's own sentence is the whole story there.
-_NO_HINT = {
+_NO_HINT: Dict[Optional[Verdict], str] = {
     Verdict.ACCEPTED: "which shows no hint: the case passed",
     Verdict.SYNTAX_ERROR: "after which no case runs: the grader says what to fix in the file",
     Verdict.RULE_VIOLATION: "after which no case runs: the grader says which rule the file breaks",
@@ -44,7 +44,7 @@ class CaseValidator:
         self.checkers = checkers
         self.course = course  # the folder the files that cases name must be in
 
-    def fail(self, line: Optional[int], what: str) -> None:
+    def fail(self, line: Optional[int], what: str) -> NoReturn:
         """Raise the ``CaseFileError`` saying ``what`` is wrong at ``line`` of this file."""
         raise CaseFileError(self.shown, line, what)
 
@@ -117,8 +117,9 @@ class CaseValidator:
                 "solution's caught-by line: use ':' or ',' instead",
             )
         settings = self.settings(item, defaults)
-        checker = self.checkers.get(settings["checker"])
-        if checker.interactive:
+        checker = self.checkers[settings["checker"]]
+        expected: Tuple[str, ...]
+        if isinstance(checker, GameChecker):
             for key in ("input", "input_file", "expected", "expected_file"):
                 if key in item:
                     self.fail(
@@ -133,11 +134,11 @@ class CaseValidator:
                 expected = self.expected(item, label)
             else:
                 expected = ()
-        if checker.validate_expected:
-            for text in expected:
-                error = checker.validate_expected(text, settings["checker_options"])
-                if error:
-                    self.fail(item.key_lines.get("expected", item.line), f"{error} {label}")
+            if checker.validate_expected:
+                for text in expected:
+                    error = checker.validate_expected(text, settings["checker_options"])
+                    if error:
+                        self.fail(item.key_lines.get("expected", item.line), f"{error} {label}")
         if case_input and not case_input.endswith("\n"):
             case_input += "\n"
         repeat, min_distinct = self.repetition(item, label)

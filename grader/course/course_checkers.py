@@ -25,6 +25,7 @@ def course_checkers(course: Path) -> CheckerRegistry:
     if not extra.is_file():
         return registry
     spec = importlib.util.spec_from_file_location("course_checkers", extra)
+    assert spec is not None and spec.loader is not None  # a .py file's spec, with its source loader
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)

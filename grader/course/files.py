@@ -147,10 +147,10 @@ def read_yaml(path: Path, shown: str) -> Any:
         return loader.get_single_data()
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
-        line = mark.line + 1 if mark else None
+        mark_line = mark.line + 1 if mark else None
         what = error.problem or "invalid YAML"
         context = f" ({error.context})" if error.context else ""
-        raise CaseFileError(shown, line, f"YAML syntax error: {what}{context}") from None
+        raise CaseFileError(shown, mark_line, f"YAML syntax error: {what}{context}") from None
     except yaml.YAMLError as error:
         raise CaseFileError(shown, None, f"YAML error: {error}") from None
     finally:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterator, List, Mapping
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Sequence
 
 Fields = Dict[str, Any]
 
@@ -31,12 +31,12 @@ def _between(rng: random.Random, bounds) -> int:
     return rng.randint(int(low), int(high))
 
 
-def random_board(rng: random.Random, *, rows: list = (1, 8), heap: list = (0, 20)) -> Fields:
+def random_board(rng: random.Random, *, rows: Sequence[int] = (1, 8), heap: Sequence[int] = (0, 20)) -> Fields:
     """A board of ``rows`` rows (a [low, high] range), each heap in ``heap``."""
     return _board_fields([_between(rng, heap) for _ in range(_between(rng, rows))])
 
 
-def random_move(rng: random.Random, *, rows: list = (1, 6), heap: list = (0, 10)) -> Fields:
+def random_move(rng: random.Random, *, rows: Sequence[int] = (1, 6), heap: Sequence[int] = (0, 10)) -> Fields:
     """A board and a move on it (row and elements), legal or not: rows 0..len+1, elements -1..heap+1."""
     fields = random_board(rng, rows=rows, heap=heap)
     row = rng.randint(0, fields["rows"] + 1)
@@ -45,7 +45,7 @@ def random_move(rng: random.Random, *, rows: list = (1, 6), heap: list = (0, 10)
     return fields
 
 
-def random_numbers(rng: random.Random, *, count: int = 2, value: list = (0, 1000)) -> Fields:
+def random_numbers(rng: random.Random, *, count: int = 2, value: Sequence[int] = (0, 1000)) -> Fields:
     """``count`` whole numbers in ``value``: fields a, b, c, ... and ``numbers_spaced``."""
     numbers = [_between(rng, value) for _ in range(int(count))]
     fields: Fields = {"numbers": numbers, "numbers_spaced": " ".join(map(str, numbers))}

@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Tuple
 
+from grader.check.registry import OutputChecker
 from grader.course.layout import Course
 from grader.errors import UsageError
 from grader.model import Case, Task
@@ -56,7 +57,13 @@ def reference_program(task: Task, context) -> Program:
 
 
 def needs_answer(case: Case, context) -> bool:
-    return case.generated is not None and not case.expected and context.checkers.get(case.checker).needs_expected
+    checker = context.checkers.get(case.checker)
+    return (
+        case.generated is not None
+        and not case.expected
+        and isinstance(checker, OutputChecker)
+        and checker.needs_expected
+    )
 
 
 def answer(case: Case, program: Program, context) -> str:

@@ -13,7 +13,7 @@ import json
 import math
 from typing import Any, Dict, List, Optional
 
-from grader.check.registry import Checker
+from grader.check.registry import OptionTaker
 from grader.course.case_keys import GENERATE_KEYS, RULE_KEYS, RULE_KINDS, TASK_KEYS
 from grader.course.case_validation import CaseValidator
 from grader.course.files import LineMapping
@@ -128,7 +128,7 @@ class TaskValidator(CaseValidator):
         if spec["count"] < 1:
             self.fail(spec.key_lines["count"], "'count' must be 1 or more")
         options = spec.get("options", {})
-        checker_like = Checker(name, GENERATORS[name].make)
+        checker_like = OptionTaker(name, GENERATORS[name].make)
         for error in checker_like.option_errors(options):
             self.fail(spec.key_lines.get("options", spec.line), error.replace("checker", "generator"))
         pattern = spec.get("name", f"{name} {{index}} (seed {spec['seed']})")

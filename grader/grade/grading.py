@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, Mapping, Optional, Sequence, Tuple
 
-from grader.check.registry import CheckerRegistry
+from grader.check.registry import Checker, CheckerRegistry, GameChecker
 from grader.course import reference
 from grader.course.layout import Course
 from grader.grade import hints, shared_cases, shrink
@@ -24,6 +24,7 @@ from grader.grade.submitted_program import companion_names, run_seed, staged_pro
 from grader.grade.verdicts import explain_silence, repeats_result, run_result, with_smaller_input
 from grader.model import Case, CaseResult, SourceProblem, Task, TaskResult, Verdict
 from grader.run.execute import Program, Runner, SubprocessRunner
+from grader.run.streams import Session
 from grader.submission import stubs
 from grader.submission.files import FileRead, Kind, read_files
 from grader.submission.problems import all_cases, companion_notes, unusable_file
@@ -171,14 +172,14 @@ def grade_case(case: Case, program: Program, context: GradingContext, shown: str
 
 
 def _one_run(
-    case: Case, checker, program: Program, context: GradingContext, shown: str, run_index: int = 0
+    case: Case, checker: Optional[Checker], program: Program, context: GradingContext, shown: str, run_index: int = 0
 ) -> CaseResult:
     """One run of ``program`` on ``case`` (the ``run_index``-th of its repeats, from 0), checked."""
     program = replace(program, seed=run_seed(program.seed, case, run_index))
-    if checker.interactive:
-        session = checker.function(**case.checker_options)
+    session: Optional[Session] = None
+    if isinstance(checker, GameChecker):
+        session = checker.start(case.checker_options)
         run = context.runner.interact(program, session, case.limits)
     else:
-        session = None
         run = context.runner.run(program, case.input.encode("utf-8"), case.limits)
     return run_result(case, checker, run, session, program, context.task_ids, shown)

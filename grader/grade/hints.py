@@ -105,7 +105,7 @@ def _holds(when: When, verdict: Verdict, output: Optional[str], crash: Optional[
         return False
     if when.output is not None:
         return "\n".join(significant_lines(output)) == "\n".join(significant_lines(when.output))
-    return _found(when.pattern, output)
+    return when.pattern is not None and _found(when.pattern, output)
 
 
 def _crash_holds(when: When, crash: Optional[ChildCrash]) -> bool:

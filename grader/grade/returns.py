@@ -121,7 +121,7 @@ def _compares_to(test: ast.AST, text: str) -> bool:
 
 def _own_nodes(function: ast.FunctionDef):
     """The nodes of ``function``'s body, not those of functions or classes defined inside it."""
-    todo = list(function.body)
+    todo: List[ast.AST] = list(function.body)
     while todo:
         node = todo.pop()
         yield node
@@ -140,7 +140,7 @@ def _why_nothing(function: ast.FunctionDef) -> str:
     valued = [r for r in returns if r.value is not None and not _is_none(r.value)]
     if not returns:
         return _NO_RETURN
-    reasons = [said for said in dict.fromkeys(_none_call(r.value) for r in valued) if said]
+    reasons = [said for said in dict.fromkeys(_none_call(r.value) for r in valued if r.value is not None) if said]
     if not valued:
         reasons.append("its return statements give back no value")
     elif any(r.value is not None for r in returns if r not in valued):
@@ -209,7 +209,7 @@ def _ends(node: ast.stmt) -> bool:
 
 def _breaks(body: Sequence[ast.stmt]) -> bool:
     """Whether a ``break`` in ``body`` leaves this loop (not one of a loop inside it)."""
-    todo = list(body)
+    todo: List[ast.AST] = list(body)
     while todo:
         node = todo.pop()
         if isinstance(node, ast.Break):

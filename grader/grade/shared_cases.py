@@ -23,6 +23,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Dict, Optional, Sequence
 
+from grader.check.registry import GameChecker
 from grader.grade.repeats import run_repeats
 from grader.grade.submitted_program import run_seed
 from grader.grade.verdicts import repeats_result, run_result
@@ -57,7 +58,7 @@ def _in_session(session, case: Case, program: Program, context, shown: str) -> O
 
     def one(index: int) -> CaseResult:
         each = replace(program, seed=run_seed(program.seed, case, index))
-        game = checker.function(**case.checker_options) if checker.interactive else None
+        game = checker.start(case.checker_options) if isinstance(checker, GameChecker) else None
         run = session.run(case.input.encode("utf-8"), case.limits, each.seed, game)
         if run is None or run.exit_code != 0 or run.crash is not None:
             lost.append(index)
@@ -73,7 +74,7 @@ def accepted_together(cases: Sequence[Case], program: Program, context, shown: s
     of those accepted there, by case name."""
     shared = getattr(context.runner, "shared", None)
     chosen = sharing(cases, context) if shared is not None else []
-    if not chosen:
+    if shared is None or not chosen:
         return {}
     limits = session_limits([(b"", case.limits, "") for case in chosen for _ in range(max(1, case.repeat))])
     accepted = {}

@@ -15,10 +15,11 @@ import time
 from dataclasses import dataclass, replace
 from typing import Callable, Optional, Tuple
 
+from grader.check.registry import OutputChecker
 from grader.course.generators import GENERATORS, render
 from grader.course.reference import answer, reference_program
 from grader.errors import UsageError
-from grader.model import Case, CaseResult, Task, Verdict
+from grader.model import CaseResult, Task, Verdict
 from grader.run.execute import Program
 from grader.run.run_facts import RunResult
 
@@ -83,7 +84,7 @@ def shrink(
     program: Program,
     context,
     shown: str,
-    grade_case: Callable[[Case, Program, object, str], CaseResult],
+    grade_case: Callable[..., CaseResult],
     budget: Optional[ShrinkBudget] = None,
 ) -> Optional[Tuple[str, CaseResult]]:
     """The smallest input found that still fails as ``result`` did, with its result, or None.
@@ -96,9 +97,10 @@ def shrink(
     is the answer. ``grade_case`` grades one candidate (``grading.grade_case``, passed in: grading
     calls this module, not the other way round).
     """
-    if not shrinkable(result):
-        return None
     case = result.case
+    if not shrinkable(result) or case.generated is None:
+        return None
+    generated = case.generated
     budget = budget if budget is not None else ShrinkBudget()
     allowed = min(SHRINK_FACTOR * result.time_s, budget.seconds)
     meter = _Metered(context.runner)
@@ -106,9 +108,11 @@ def shrink(
     # What a shrink spends is the time it takes, the grader's own work included (checking each
     # candidate's output can cost far more than running it: a program printing 500,000 lines).
     started = time.monotonic()
-    generator = GENERATORS[case.generated.generator]
-    reference = reference_program(task, context) if context.checkers.get(case.checker).needs_expected else None
-    fields = json.loads(case.generated.fields_json)
+    generator = GENERATORS[generated.generator]
+    checker = context.checkers.get(case.checker)
+    needs_expected = isinstance(checker, OutputChecker) and checker.needs_expected
+    reference = reference_program(task, context) if needs_expected else None
+    fields = json.loads(generated.fields_json)
     best = None
     tried = 0
     improved = True
@@ -120,7 +124,7 @@ def shrink(
                 if left < MIN_CANDIDATE_SECONDS or tried >= SHRINK_CANDIDATES:
                     return best
                 tried += 1
-                text = render(case.generated.template, candidate)
+                text = render(generated.template, candidate)
                 limits = replace(case.limits, time_s=min(case.limits.time_s, left))
                 trial = replace(
                     case,

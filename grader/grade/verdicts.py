@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from grader.check.random_answers import answer_key
+from grader.check.registry import Checker, OutputChecker
 from grader.check.text import first_difference
 from grader.grade import diagnose, hints
 from grader.grade.returns import returns_nothing_message
@@ -28,12 +29,19 @@ from grader.model import Case, CaseResult, CheckOutcome, Difference, Verdict
 from grader.run.child_program import RULE_BROKEN
 from grader.run.execute import Program
 from grader.run.run_facts import RuleBreak, RunResult
+from grader.run.streams import Session
 from grader.submission.rules import rule_message
 from grader.submission.source import main_block_advice
 
 
 def run_result(
-    case: Case, checker, run: RunResult, session, program: Program, task_ids: Sequence[str], shown: str
+    case: Case,
+    checker: Optional[Checker],
+    run: RunResult,
+    session: Optional[Session],
+    program: Program,
+    task_ids: Sequence[str],
+    shown: str,
 ) -> CaseResult:
     """One run of ``program`` on ``case``, decided: its verdict, message and what the report shows.
 
@@ -301,8 +309,10 @@ def _signal_name(number: int) -> str:
         return "unknown signal"
 
 
-def _check(case: Case, actual: str, checker) -> CheckOutcome:
+def _check(case: Case, actual: str, checker: Optional[Checker]) -> CheckOutcome:
     """The best outcome over the acceptable answers (the first one's message when none fits)."""
+    if not isinstance(checker, OutputChecker):  # a game's run comes with its session
+        raise TypeError(f"the case '{case.name}' was run without the session of its checker '{case.checker}'")
     outcomes = [checker(actual, expected, case.input, case.checker_options) for expected in case.expected or ("",)]
     for wanted in (Verdict.ACCEPTED, Verdict.PRESENTATION_ERROR):
         for outcome in outcomes:

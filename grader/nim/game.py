@@ -67,7 +67,7 @@ def nim_game(
     players: list,
     board: list,
     human: str = "random",
-    lines: list = (),
+    lines: Sequence[str] = (),
     then: str = "eof",
     seed: int = 0,
 ) -> NimGameSession:
@@ -283,10 +283,10 @@ class NimGameSession:
 
     def _line(self, line: str, number: int) -> None:
         stripped = line.strip()
-        row = _ROW.fullmatch(stripped)
-        if self.display is not None and row:
-            shown = nim.read_whole(row.group(1))  # None (too many digits) counts as out of order, as it is
-            self.display.append((-1 if shown is None else shown, len(row.group(2)) // 2))
+        display_row = _ROW.fullmatch(stripped)
+        if self.display is not None and display_row:
+            shown = nim.read_whole(display_row.group(1))  # None (too many digits) counts as out of order, as it is
+            self.display.append((-1 if shown is None else shown, len(display_row.group(2)) // 2))
             return
         self._end_display()
         if self.problem:
@@ -299,6 +299,7 @@ class NimGameSession:
             self.referee.illegal(number)
         elif _COMPUTER_MOVE.fullmatch(stripped):
             move = _COMPUTER_MOVE.fullmatch(stripped)
+            assert move is not None  # (just matched)
             name = move.group("name").strip()
             row, elements = nim.read_whole(move.group("row")), nim.read_whole(move.group("elements"))
             if row is None or elements is None:
@@ -309,8 +310,10 @@ class NimGameSession:
                 )
             else:
                 self.referee.computer_move(name, (row, elements), number)
-        elif _WINNER.fullmatch(stripped) and _WINNER.fullmatch(stripped).group("name").strip() in self.referee.players:
-            self.referee.announced(_WINNER.fullmatch(stripped).group("name").strip(), number)
+        else:
+            winner = _WINNER.fullmatch(stripped)
+            if winner and winner.group("name").strip() in self.referee.players:
+                self.referee.announced(winner.group("name").strip(), number)
 
     def _end_display(self) -> None:
         """A board display has ended (with the line before): the referee checks it."""

@@ -64,7 +64,14 @@ def gradescope(results: Sequence[TaskResult], marks: Optional[StudentMarks] = No
     tests = []
     for task in results:
         if not task.handed_in:
-            tests.append(GradescopeTest(f"{task.task.id}: not handed in", task.max_score, False, task.problem.message))
+            tests.append(
+                GradescopeTest(
+                    f"{task.task.id}: not handed in",
+                    task.max_score,
+                    False,
+                    task.problem.message if task.problem else "",
+                )
+            )
             continue
         tests += [
             GradescopeTest(

@@ -45,7 +45,7 @@ import sys
 try:
     import resource
 except ImportError:  # not POSIX (this module is loaded there too, never run)
-    resource = None
+    resource = None  # type: ignore[assignment]  # (never run where there is none)
 
 import child_program
 import run_mounts

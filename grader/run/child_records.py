@@ -113,6 +113,6 @@ def read_records(data: bytes, folder: str) -> ChildRecords:
             continue
         frame = _DUMP_FRAME.match(raw) if in_dump else None
         name = _name(_in_folder(frame.group("file"), folder)) if frame else ""
-        if name and len(stack) < _MAX_FRAMES:
+        if frame and name and len(stack) < _MAX_FRAMES:
             stack.append(Frame(file=name, line=int(frame.group("line")), function=_name(frame.group("where"))))
     return ChildRecords(crash=crash, rule=rule, stack=tuple(stack))

@@ -20,7 +20,7 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple
+from typing import IO, Any, Dict, List, Optional, Protocol, Sequence, Tuple, Union
 
 from grader.errors import GraderError
 from grader.model import Limits, Rule
@@ -62,40 +62,9 @@ def child_modules_source(names=CHILD_MODULES) -> str:
     return source + "del _sys, _types, _module\n"
 
 
-# Runs in the new interpreter before the student's code: its randomness from the run's seed (first,
-# so that what it loads counts before the limits), the limits (memory on top of what the
-# interpreter has mapped, as in the fork server), the run's own user id when the grader is root,
-# the report channel, the working folder first on sys.path (a file may import the exercise files
-# copied beside it), then the file as __main__ (``child_program``, as in the fork server). Set here
-# rather than in preexec_fn, which is unsafe with threads.
-_BOOTSTRAP = """\
-import os, sys
-for _fd in {joins!r}:  # the run's cgroups: everything from here on counts in them
-    os.write(_fd, b"0")
-    os.close(_fd)
-import child_program, seeded_randomness, syscall_filter, zygote_isolation
-seeded_randomness.seed_everything({seed!r})
-zygote_isolation.apply_limits({limits!r})
-_uid = {uid!r}
-if _uid is not None:
-    os.setgroups([])
-    os.setgid(_uid)
-    os.setuid(_uid)
-    try:
-        os.kill(-1, 9)  # this id is the run's alone (uid_pool): what it still runs is a leftover
-    except OSError:
-        pass
-os.chdir({folder!r})
-child_program.take_channel({report_fd!r})
-child_program.watch_for_stack()
-sys.argv = [{script!r}]
-sys.path.insert(0, {folder!r})
-del _uid
-if {filter!r}:
-    syscall_filter.install()
-raise SystemExit(child_program.run({script!r}, {folder!r}, {rules!r}))
-"""
-_CHILD_MODULES_SOURCE = child_modules_source()
+# The new interpreter's start (``subprocess_start``), shipped after the modules it uses; the runner
+# sends the run's settings as a literal and that module's ``start`` does the rest.
+_CHILD_MODULES_SOURCE = child_modules_source((*CHILD_MODULES, "subprocess_start")) + "import subprocess_start\n"
 
 
 # String hashing (the order of a set of strings) the same in every run and on every machine.
@@ -144,13 +113,16 @@ class Runner(Protocol):
     def interact(self, program: Program, session: Session, limits: Limits) -> RunResult:
         """Run ``program`` with ``session`` typing its input, under ``limits``."""
 
+    def protections(self, python: str) -> Protections:
+        """What is active for programs run by ``python`` (said in the report's header)."""
+
 
 class ProcessRunner:
     """``run`` and ``interact`` around the steps a runner provides: a folder to run in and a way to
     start the program there (``_launch``). Holds the runs' root folder and the sandbox plans; use
     it as a context manager, or call ``close()``."""
 
-    def __init__(self, use_sandbox: bool = True, private: Sequence[str] = ()) -> None:
+    def __init__(self, use_sandbox: bool = True, private: Sequence[Union[str, Path]] = ()) -> None:
         remove_stale_roots()  # what graders that are gone left behind (killed before they could clean up)
         self._work_root = WorkRoot()
         self.root = self._work_root.path
@@ -270,59 +242,78 @@ class SubprocessRunner(ProcessRunner):
     """
 
     def protections(self, python: str) -> Protections:
-        active = self.plan(python)
-        return self._bounded(replace(active.protections, private_tmp=active.prefix is not None))
+        return subprocess_protections(self, python)
 
     def _launch(self, program: Program, folder: RunFolder, limits: Limits, unbuffered: bool):
-        prefix = self.plan(program.python).prefix or []
-        if prefix:  # a bwrap per run: a process namespace of its own, whose /proc shows the run alone
-            prefix = [prefix[0], "--unshare-pid", *prefix[1:]]
-        # RLIMIT_NPROC counts every process of the user: it bounds a run only under an id of its
-        # own (root is not limited by it, and under the grader's own id it could starve the grader).
-        limited = tuple(item for item in rlimits(limits) if item[0] != "RLIMIT_NPROC" or folder.uid is not None)
-        report_read, report_write = os.pipe()
-        joins = folder.cgroup.fds if folder.cgroup is not None else ()
-        bootstrap = _CHILD_MODULES_SOURCE + _BOOTSTRAP.format(
-            joins=joins,
-            limits=limited,
-            script=folder.script,
-            folder=folder.path,
-            uid=folder.uid,
-            seed=program.seed,
-            report_fd=report_write,
-            rules=rules_for_child(program.rules),
-            filter=self.plan(program.python).protections.syscall_filter,
+        return launch_subprocess(self, program, folder, limits, unbuffered)
+
+
+def subprocess_protections(runner: ProcessRunner, python: str) -> Protections:
+    """What is active for programs of ``python`` that ``launch_subprocess`` starts for ``runner``."""
+    active = runner.plan(python)
+    return runner._bounded(replace(active.protections, private_tmp=active.prefix is not None))
+
+
+def launch_subprocess(runner: ProcessRunner, program: Program, folder: RunFolder, limits: Limits, unbuffered: bool):
+    """``program`` started in ``folder`` as a new interpreter (``SubprocessRunner``, and the fork
+    server runner's fallback); the process and its start time."""
+    prefix = runner.plan(program.python).prefix or []
+    if prefix:  # a bwrap per run: a process namespace of its own, whose /proc shows the run alone
+        prefix = [prefix[0], "--unshare-pid", *prefix[1:]]
+    # RLIMIT_NPROC counts every process of the user: it bounds a run only under an id of its
+    # own (root is not limited by it, and under the grader's own id it could starve the grader).
+    limited = tuple(item for item in rlimits(limits) if item[0] != "RLIMIT_NPROC" or folder.uid is not None)
+    report_read, report_write = os.pipe()
+    joins = folder.cgroup.fds if folder.cgroup is not None else ()
+    settings = {
+        "joins": tuple(joins),
+        "limits": limited,
+        "script": folder.script,
+        "folder": folder.path,
+        "uid": folder.uid,
+        "seed": program.seed,
+        "report_fd": report_write,
+        "rules": rules_for_child(program.rules),
+        "filter": runner.plan(program.python).protections.syscall_filter,
+    }
+    bootstrap = f"{_CHILD_MODULES_SOURCE}subprocess_start.start({settings!r})\n"
+    # Not -I (it ignores PYTHONHASHSEED): the environment is ours alone, and -s leaves out the
+    # user's site folder.
+    flags = ["-s", "-X", "utf8"] + (["-u"] if unbuffered else [])
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": folder.path, "LANG": "C.UTF-8", "TMPDIR": folder.path}
+    env.update(FIXED_HASHING)
+    if os.name == "nt":
+        env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "")
+    start = time.monotonic()
+    try:
+        process = (_Wrapped if prefix else _Child)(
+            [*prefix, program.python, *flags, "-c", bootstrap],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=folder.path,
+            env=env,
+            start_new_session=(os.name == "posix"),
+            pass_fds=(report_write, *joins),
         )
-        # Not -I (it ignores PYTHONHASHSEED): the environment is ours alone, and -s leaves out the
-        # user's site folder.
-        flags = ["-s", "-X", "utf8"] + (["-u"] if unbuffered else [])
-        env = {"PATH": os.environ.get("PATH", ""), "HOME": folder.path, "LANG": "C.UTF-8", "TMPDIR": folder.path}
-        env.update(FIXED_HASHING)
-        if os.name == "nt":
-            env["SYSTEMROOT"] = os.environ.get("SYSTEMROOT", "")
-        start = time.monotonic()
-        try:
-            process = (_Wrapped if prefix else subprocess.Popen)(
-                [*prefix, program.python, *flags, "-c", bootstrap],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=folder.path,
-                env=env,
-                start_new_session=(os.name == "posix"),
-                pass_fds=(report_write, *joins),
-            )
-        except BaseException:
-            os.close(report_read)
-            raise
-        finally:
-            os.close(report_write)
-        process.report = os.fdopen(report_read, "rb", buffering=0)
-        process.report_capture = Capture(REPORT_BYTES)
-        return process, start
+    except BaseException:
+        os.close(report_read)
+        raise
+    finally:
+        os.close(report_write)
+    process.report = os.fdopen(report_read, "rb", buffering=0)
+    process.report_capture = Capture(REPORT_BYTES)
+    return process, start
 
 
-class _Wrapped(subprocess.Popen):
+class _Child(subprocess.Popen):
+    """A program's new interpreter, with the read end of its report channel beside its pipes."""
+
+    report: IO[bytes]
+    report_capture: Capture
+
+
+class _Wrapped(_Child):
     """A program started through bwrap, which ends with 128 + N when its program was killed by
     signal N: reported as the signal, as a program started directly would be."""
 

@@ -110,9 +110,9 @@ class ForkChild:
     def poll(self) -> Optional[int]:
         return self.returncode
 
-    def wait(self, timeout: Optional[float] = None) -> int:
+    def wait(self, timeout: Optional[float] = None) -> Optional[int]:
         if not self.ended.wait(timeout):
-            raise subprocess.TimeoutExpired("student program", timeout)
+            raise subprocess.TimeoutExpired("student program", timeout or 0.0)
         return self.returncode
 
     def exit_fd(self) -> int:

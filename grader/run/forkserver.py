@@ -24,7 +24,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Dict, Iterator, Optional, Sequence, Tuple
+from typing import Dict, Iterator, Optional, Sequence, Tuple, Union
 
 from grader.model import Limits
 from grader.run.execute import (
@@ -34,8 +34,10 @@ from grader.run.execute import (
     RunnerFailure,
     SubprocessRunner,
     child_modules_source,
+    launch_subprocess,
     rlimits,
     rules_for_child,
+    subprocess_protections,
 )
 from grader.run.file_view import server_view
 from grader.run.fork_child import START_TIMEOUT_S, ForkChild
@@ -219,7 +221,7 @@ class ForkServerRunner(ProcessRunner):
     work folder. Where fork is unavailable, use ``SubprocessRunner`` (``best_runner`` chooses).
     """
 
-    def __init__(self, use_sandbox: bool = True, private: Sequence[str] = ()) -> None:
+    def __init__(self, use_sandbox: bool = True, private: Sequence[Union[str, Path]] = ()) -> None:
         super().__init__(use_sandbox, private)
         self._servers: Dict[Tuple[str, bool], _Server] = {}
         self._cannot_start: Dict[str, str] = {}  # interpreter → why its server did not start
@@ -231,7 +233,7 @@ class ForkServerRunner(ProcessRunner):
             hello = self._server(python, trusted=False).wait_ready()
         except ServerCannotStart as error:
             # each program then starts an interpreter of its own, with the same plan: say so
-            fallback = SubprocessRunner.protections(self, python)
+            fallback = subprocess_protections(self, python)
             said = "; ".join(filter(None, [fallback.note, f"{error}: each run was a new interpreter"]))
             return replace(fallback, note=said)
         return self._bounded(with_fork_server(self.plan(python).protections, hello))
@@ -294,7 +296,7 @@ class ForkServerRunner(ProcessRunner):
                 return server.spawn(folder, limits, unbuffered, program.seed, program.rules), start
             except ServerCannotStart:
                 # Said in the report's header (``protections``); the plan's protections still hold.
-                return SubprocessRunner._launch(self, program, folder, limits, unbuffered)
+                return launch_subprocess(self, program, folder, limits, unbuffered)
             except ServerGone:
                 continue
         raise RunnerFailure(
@@ -310,7 +312,7 @@ class ForkServerRunner(ProcessRunner):
         super().close()
 
 
-def best_runner(use_sandbox: bool = True, private: Sequence[str] = ()) -> ProcessRunner:
+def best_runner(use_sandbox: bool = True, private: Sequence[Union[str, Path]] = ()) -> ProcessRunner:
     """The fork server where the system has ``fork`` (POSIX), else one new process per run.
 
     ``private``: folders no program may see (the course, a class folder, the portal's data).

@@ -105,8 +105,8 @@ class _Everything:
 class _Guard:
     """The checks the instrumented code calls (its only instance is a constant of that code)."""
 
-    __slots__ = ("files", "prepared", "rules", "policy", "violated", "folder", "trusted", "watched", "passed", "names")
-    __slots__ += ("counted",)
+    __slots__: "tuple[str, ...]" = ("files", "prepared", "rules", "policy", "violated", "folder", "trusted")
+    __slots__ += ("watched", "passed", "names", "counted")
 
     def __init__(self):
         self.files, self.prepared = set(), weakref.WeakSet()  # the student's files; the code prepare made

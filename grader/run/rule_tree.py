@@ -36,8 +36,8 @@ _SYNTAX = {
     "//": (ast.FloorDiv,),
     "**": (ast.Pow,),
 }
-_MADE_HERE = (ast.Constant, ast.JoinedStr, ast.Lambda, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp)
-_MADE_HERE += (ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_MADE_HERE: "tuple[type, ...]" = (ast.Constant, ast.JoinedStr, ast.Lambda, ast.List, ast.Tuple, ast.Set, ast.Dict)
+_MADE_HERE += (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def instrumented(tree, rules, flags=0):

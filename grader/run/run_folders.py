@@ -138,7 +138,7 @@ def remove_stale_roots(folder: Optional[str] = None) -> List[str]:
     """Remove the work roots in ``folder`` (default: the temporary folder) left by graders that are
     gone: ours (same owner), not locked, or without an owner file and untouched for a while. Returns
     the paths removed. Never raises."""
-    removed = []
+    removed: List[str] = []
     base = folder or tempfile.gettempdir()
     try:
         names = [name for name in os.listdir(base) if name.startswith(_LOCKED_PREFIXES)]

@@ -23,7 +23,7 @@ import os
 try:
     _LIBC = ctypes.CDLL(None, use_errno=True)
 except (OSError, TypeError):  # not POSIX: nothing here is used there
-    _LIBC = None
+    _LIBC = None  # type: ignore[assignment]  # (never used where there is no C library)
 _CLONE_NEWNS, _CLONE_NEWIPC, _CLONE_NEWNET = 0x00020000, 0x08000000, 0x40000000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
 _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 1 << 14, 1 << 18

@@ -112,7 +112,7 @@ def _probe(prefix: Sequence[str], python: str, uids: Optional[UidPool], code: st
     except (OSError, subprocess.TimeoutExpired) as error:
         return str(error)
     finally:
-        if uid is not None:
+        if uids is not None and uid is not None:
             uids.give(uid)
     if done.returncode == 0:
         return ""

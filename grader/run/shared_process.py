@@ -28,7 +28,7 @@ import socket
 import subprocess
 import time
 from dataclasses import replace
-from typing import Optional, Sequence, Tuple
+from typing import Any, Optional, Sequence, Tuple
 
 from grader.model import Limits
 from grader.run.capture import REPORT_BYTES, Capture, captures, finish
@@ -91,7 +91,7 @@ class _Case:
         """Read the process's answer; anything but a well-formed one counts as the process's end."""
         try:
             data = self.control.recv(4096)
-            answer = json.loads(data) if data else None
+            answer = json.loads(data)  # nothing (the socket closed) is no JSON either
             status, clean = answer["status"], answer["clean"]
             if not (type(status) is int and 0 <= status <= 255 and type(clean) is bool):
                 raise ValueError(answer)
@@ -105,10 +105,10 @@ class _Case:
             self._take()
         return self.returncode
 
-    def wait(self, timeout: Optional[float] = None) -> int:
+    def wait(self, timeout: Optional[float] = None) -> Optional[int]:
         if not self.ended:
             if not select.select([self.control], [], [], timeout)[0]:
-                raise subprocess.TimeoutExpired("shared process", timeout)
+                raise subprocess.TimeoutExpired("shared process", timeout or 0.0)
             self._take()
         return self.returncode
 
@@ -201,7 +201,7 @@ class SharedProcess:
     def __init__(self, server, folder, program, limits: Limits) -> None:
         self.server, self.folder, self.program, self.limits = server, folder, program, limits
         self.control, self._theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.child = None
+        self.child: Any = None  # the server's child (``fork_child``), made with the first run
         self.alive = True
 
     def run(self, stdin: bytes, limits: Limits, seed: str, session=None) -> Optional[RunResult]:
@@ -210,6 +210,7 @@ class SharedProcess:
         unbuffered = session is not None
         if not self.alive:
             return None
+        pipes: Optional[Tuple[Any, ...]]
         if self.child is None:
             try:
                 self.child = self.server.spawn(

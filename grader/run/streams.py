@@ -17,10 +17,11 @@ import os
 import selectors
 import subprocess
 import time
-from typing import Protocol, Tuple, Union
+from typing import Optional, Protocol, Tuple, Union
 
-from grader.model import Limits
+from grader.model import Limits, Verdict
 from grader.run.capture import CHUNK, Capture, Watch, ask_for_stack, kill_group, over_limit, read_chunk
+from grader.run.run_facts import RunResult
 
 # How often an interactive run looks whether the program waits for input, in seconds: soon after
 # the program last did something (a prompt is usually followed by a read within microseconds),
@@ -49,6 +50,26 @@ class Session(Protocol):
 
     def done(self) -> bool:
         """True when the program should be stopped now (the session has seen enough)."""
+
+    @property
+    def transcript(self) -> str:
+        """What the program and the session said to each other, as a terminal would have shown it."""
+
+    def outcome(self, run: RunResult) -> Optional[SessionProblem]:
+        """After the run: what went wrong in it as the session saw it, or None when all was right."""
+
+
+class SessionProblem(Protocol):
+    """What a session found wrong with a run: its verdict, a sentence, the transcript line (1-based)."""
+
+    @property
+    def verdict(self) -> Verdict: ...
+
+    @property
+    def message(self) -> str: ...
+
+    @property
+    def line(self) -> int: ...
 
 
 class _SessionFailed(Exception):

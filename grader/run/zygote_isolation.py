@@ -15,12 +15,12 @@ import run_mounts  # sent beside this module (Linux only: imported where isolati
 try:
     import resource
 except ImportError:  # not POSIX
-    resource = None
+    resource = None  # type: ignore[assignment]  # (checked for None before any use)
 
 try:
     _LIBC = ctypes.CDLL(None, use_errno=True)  # the C library: unshare, mount, capset, prctl
 except (OSError, TypeError):  # not POSIX: only the limits below are used there
-    _LIBC = None
+    _LIBC = None  # type: ignore[assignment]  # (never used where there is no C library)
 _CLONE_NEWUSER, _CLONE_NEWPID = 0x10000000, 0x20000000
 _PR_SET_DUMPABLE = 4
 

@@ -25,7 +25,7 @@ import tempfile
 try:
     import fcntl
 except ImportError:  # not POSIX: nothing to lock against
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # (checked for None before any use)
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, Iterator, Mapping, Optional

@@ -29,7 +29,7 @@ import ast
 import codecs
 import re
 from functools import lru_cache
-from typing import Dict, FrozenSet, Iterable, Mapping, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from grader.submission.stubs import is_left_to_write, parse_source, top_functions
 
@@ -183,7 +183,7 @@ def defined_names(tree: ast.Module) -> FrozenSet[str]:
     """The names the module binds at its top level (in any block there, not inside a function or
     class) with ``def``, ``class`` or an assignment; not those it imports."""
     names: Set[str] = set()
-    pending = list(tree.body)
+    pending: List[ast.AST] = list(tree.body)
     while pending:
         node = pending.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

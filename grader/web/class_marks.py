@@ -69,7 +69,7 @@ def counted_work(student=None, task_id: Optional[str] = None) -> Dict[Tuple[str,
         counts = pick(graded, choice, rule)
         top = pick(graded, BEST, rule)
         better = top if counts is not None and top is not None and top.number != counts.number else None
-        if better is not None and counted_points(better, rule) <= counted_points(counts, rule):
+        if better is not None and counts is not None and counted_points(better, rule) <= counted_points(counts, rule):
             better = None
         shown = counts if counts is not None else (graded[-1] if graded else None)
         found[key] = Counted(
@@ -78,6 +78,11 @@ def counted_work(student=None, task_id: Optional[str] = None) -> Dict[Tuple[str,
             better=by_id[better.number] if better is not None else None,
         )
     return found
+
+
+def _row(counted: Optional[Counted]):
+    """The row shown for a student's task (None: nothing graded, or nothing handed in)."""
+    return counted.row if counted is not None else None
 
 
 def counted_in_words() -> str:
@@ -94,7 +99,7 @@ def class_results(tasks: List[Task]) -> Dict[str, Tuple[List[TaskResult], Dict[s
     found = {}
     for name in students:
         mine = {task.id: counted.get((name, task.id)) for task in tasks}
-        results = [row_result(mine[task.id].row if mine[task.id] else None, task) for task in tasks]
+        results = [row_result(_row(mine[task.id]), task) for task in tasks]
         found[name] = (results, {task_id: c.standing for task_id, c in mine.items() if c is not None})
     return found
 

@@ -78,7 +78,7 @@ def _stamp(layout: Course) -> Tuple:
     return tuple(stamp)
 
 
-def _problem(error: Exception, root: Path) -> CourseProblem:
+def _problem(error: BaseException, root: Path) -> CourseProblem:
     """The problem a failed load raised, in the words of the loader (file and line when it said them)."""
     now = datetime.now(timezone.utc)
     if isinstance(error, CaseFileError):
@@ -98,7 +98,8 @@ def _held() -> _Held:
     if previous is not None and previous.stamp == stamp:
         return previous
     try:
-        held = _Held(stamp, load_course(layout.root), None)
+        tasks = load_course(layout.root)
+        held = _Held(stamp, tasks, None)
     # SystemExit and KeyboardInterrupt too: the course's checkers.py is code, and sys.exit() in it
     # must not end the thread serving the request
     except (Exception, SystemExit, KeyboardInterrupt) as error:  # the last good course stays, the problem is said
@@ -108,7 +109,7 @@ def _held() -> _Held:
         held = _Held(stamp, previous.tasks if previous is not None else None, problem)
     else:
         if previous is not None and previous.problem is not None:
-            log.warning("the course loads again (%d tasks)", len(held.tasks))
+            log.warning("the course loads again (%d tasks)", len(tasks))
     config.held_course = held
     return held
 

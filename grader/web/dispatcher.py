@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from typing import List
 
 from django.db import close_old_connections, transaction
 from django.db.models.signals import post_save
@@ -192,7 +193,7 @@ class Dispatcher:
         self.name = queue.worker_name()
         self._stop = threading.Event()
         self._wake = threading.Event()  # set when this process writes a new submission
-        self._threads = []
+        self._threads: List[threading.Thread] = []
 
     def _handed_in(self, sender, created=False, **_) -> None:
         if created:  # once the row is there for every connection to see

@@ -104,8 +104,9 @@ class AnsweredTasks:
                     return self._signatures[task_id]
             try:
                 said = lambda text: log.info("%s", text)  # noqa: E731
-                made = course_signatures(self.context.course, [tasks[task_id]], self.context, said=said)
-                made = made.get(task_id, ())
+                course = self.context.course
+                assert course is not None  # (the portal's grading context has its course: grading_context)
+                made = course_signatures(course, [tasks[task_id]], self.context, said=said).get(task_id, ())
             except Exception:  # the known-wrong files or the cache: no diagnosis, never a lost grading
                 log.exception("%s: its known mistakes could not be recognised", task_id)
                 made = ()

@@ -55,6 +55,8 @@ class SharedRotatingFileHandler(RotatingFileHandler):
             there = os.stat(self.baseFilename)
         except FileNotFoundError:
             return True
+        if self.stream is None:  # nothing open, nothing moved
+            return False
         here = os.fstat(self.stream.fileno())
         return (there.st_dev, there.st_ino) != (here.st_dev, here.st_ino)
 

@@ -89,11 +89,12 @@ def parse_limits(form) -> Union[Limits, str]:
     interval = whole_number(interval_text, "minimum interval", 0, MAX_INTERVAL_S)
     if isinstance(interval, str):
         return interval
-    count: Union[int, str, None] = None
+    count: Optional[int] = None
     if form.get("max_count", "").strip():
-        count = whole_number(form["max_count"], "maximum count", 1, MAX_COUNT)
-        if isinstance(count, str):
-            return count + " (leave it empty for no limit)"
+        given = whole_number(form["max_count"], "maximum count", 1, MAX_COUNT)
+        if isinstance(given, str):
+            return given + " (leave it empty for no limit)"
+        count = given
     deadline = parse_deadline(form.get("deadline", ""))
     if isinstance(deadline, str):
         return deadline

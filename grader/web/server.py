@@ -152,7 +152,7 @@ def dispatching(plan: Plan) -> Iterator:
     from grader.run.forkserver import best_runner
     from grader.web.course_state import course
     from grader.web.dispatcher import Dispatcher
-    from grader.web.grading_backends import backend, grading_context
+    from grader.web.grading_backends import DaskGrading, backend, grading_context
 
     with best_runner(private=(plan.data, plan.course)) as runner:
         problem = unprotected_problem(runner.protections(sys.executable), plan.allow_unprotected)
@@ -160,7 +160,9 @@ def dispatching(plan: Plan) -> Iterator:
             raise UsageError(problem)
         grading = backend(plan.dask, grading_context(runner, course()))
         try:
-            workers = plan.workers or (max(1, grading.threads()) if plan.dask else default_workers())
+            workers = plan.workers or (
+                max(1, grading.threads()) if isinstance(grading, DaskGrading) else default_workers()
+            )
             dispatcher = Dispatcher(grading, workers=workers)
             dispatcher.start()
             try:
@@ -189,6 +191,7 @@ def run(plan: Plan, stop: Optional[threading.Event] = None) -> int:
             doing = f"Serving the portal on http://{plan.host}:{server.effective_port}/"
             doing += "" if dispatcher else " (no grading here: run python -m grader dispatch)"
         else:
+            assert dispatcher is not None  # (a plan without the web server grades: Plan)
             doing = f"Grading for the portal ({dispatcher.workers} at once, {dispatcher.grading.where})"
         warning = raise_file_limit() if server is not None else ""
         if warning:

@@ -14,6 +14,7 @@ every task's at once), the marks and the bound on each student's submissions wai
 from __future__ import annotations
 
 from functools import wraps
+from typing import Dict, Set
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -76,7 +77,7 @@ def teach(request, problem: str = "", status: int = 200):
     stopped loading is said with its file, line and problem."""
     tasks = course_tasks()
     policies = policies_by_task()
-    counts = {task_id: set() for task_id in tasks}
+    counts: Dict[str, Set[str]] = {task_id: set() for task_id in tasks}
     for task_id, student in Submission.objects.values_list("task", "student__username"):
         counts.setdefault(task_id, set()).add(student)
     students = get_user_model().objects.filter(is_staff=False).order_by("username").values_list("username", flat=True)

@@ -16,6 +16,8 @@ as ``/file?name=ui.py`` downloads it), a name looked up among the submission's o
 
 from __future__ import annotations
 
+from typing import Dict, Tuple
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
@@ -62,7 +64,8 @@ def numbers(rows) -> dict:
     this is the number a student counts by."""
     pairs = {(row.student_id, row.task) for row in rows}
     found = Submission.objects.filter(student_id__in={s for s, _ in pairs}, task__in={t for _, t in pairs})
-    counted, numbered = {}, {}
+    counted: Dict[Tuple[int, str], int] = {}
+    numbered: Dict[int, int] = {}
     for student_id, task_id, number in found.order_by("id").values_list("student_id", "task", "id"):
         counted[student_id, task_id] = counted.get((student_id, task_id), 0) + 1
         numbered[number] = counted[student_id, task_id]
