@@ -1,10 +1,10 @@
 """Adding a case to ``testcases/<task>.yaml``, its expected answer computed by the reference solution.
 
 ``add_case`` runs ``solutions/<task>.py`` on the new input, checks that it ran cleanly and that the
-task's checker accepts its output, and appends the case to the file as text (written by
-``case_yaml``), so the file's comments and layout stay as the instructor wrote them. The file is
-then loaded again: when it does not validate, or the new case does not read back exactly, the
-original text is put back.
+task's checker accepts its output, and appends the case to the file's ``cases`` (by ``yaml_writer``,
+ruamel.yaml's round-trip mode), so the file's comments and layout stay as the instructor wrote them.
+The file is then loaded again by the course loader: when it does not validate, or the new case does
+not read back exactly, the original text is put back.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ import stat
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
-from grader.authoring.case_yaml import CasesLayout, case_text, new_text
 from grader.authoring.hidden_names import name_gives_away
+from grader.authoring.yaml_writer import appended
 from grader.check.registry import Checker
 from grader.check.text import quote, significant_lines
 from grader.course.files import read_yaml
@@ -297,6 +297,24 @@ def _expected_answer(checker: Checker, actual: str, case_input: str, options: di
 # -- writing the file ---------------------------------------------------------------------------
 
 
+def case_entry(
+    name: str, case_input: str, expected: Optional[str], *, hidden: bool = False, hint: str = ""
+) -> Dict[str, Any]:
+    """The new case's keys as the file gives them: its name, input, expected answer (none when
+    None), ``hidden`` and hint."""
+    written_input = case_input
+    if written_input.endswith("\n") and not written_input[:-1].endswith("\n"):
+        written_input = written_input[:-1]  # the loader adds it back; one line stays on its line
+    entry: Dict[str, Any] = {"name": name, "input": written_input}
+    if expected is not None:
+        entry["expected"] = expected
+    if hidden:
+        entry["hidden"] = True
+    if hint:
+        entry["hint"] = hint
+    return entry
+
+
 def _append(path: Path, shown: str, task: Task, added: AddedCase, hidden: bool, hint: str, context) -> None:
     """Write the case into the file, load it again, and put the original back if anything is off."""
     target = path.resolve()  # a symbolic link stays one
@@ -306,17 +324,18 @@ def _append(path: Path, shown: str, task: Task, added: AddedCase, hidden: bool, 
     except OSError as error:
         raise GraderError(f"{shown}: cannot read the file ({error.strerror or error}).") from None
     text = original.decode("utf-8")  # load_task has read it as UTF-8
-    layout = CasesLayout(text, shown)
-    lines = case_text(
-        added.name,
-        added.input,
-        added.expected,
-        hidden=hidden,
-        hint=hint,
-        dash_column=layout.dash_column,
-        key_column=layout.key_column,
-    )
-    _write(target, new_text(text, shown, lines, layout).encode("utf-8"), mode, shown)
+    entry = case_entry(added.name, added.input, added.expected, hidden=hidden, hint=hint)
+    try:
+        new = appended(text, "cases", entry, shown)
+    except UsageError:
+        raise
+    except Exception as error:  # a file PyYAML reads but ruamel.yaml cannot rewrite
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise GraderError(
+            f"{shown}: the case was not added: the file could not be rewritten with it ({first}); the file was "
+            "left as it was: add the case by hand."
+        ) from None
+    _write(target, new.encode("utf-8"), mode, shown)
     try:
         problem = _read_back_problem(path, shown, task, added, hidden, hint, context)
     except BaseException:
