@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Dict, Optional, Tuple
 
 from grader.authoring.hidden_names import name_gives_away
-from grader.authoring.yaml_writer import appended
+from grader.authoring.yaml_writer import appended, quoted
 from grader.check.registry import Checker
 from grader.check.text import quote, significant_lines
 from grader.course.files import read_yaml
@@ -301,13 +301,13 @@ def case_entry(
     name: str, case_input: str, expected: Optional[str], *, hidden: bool = False, hint: str = ""
 ) -> Dict[str, Any]:
     """The new case's keys as the file gives them: its name, input, expected answer (none when
-    None), ``hidden`` and hint."""
+    None; a one-line input or answer in quotes, as docs/testcases.md asks), ``hidden`` and hint."""
     written_input = case_input
     if written_input.endswith("\n") and not written_input[:-1].endswith("\n"):
         written_input = written_input[:-1]  # the loader adds it back; one line stays on its line
-    entry: Dict[str, Any] = {"name": name, "input": written_input}
+    entry: Dict[str, Any] = {"name": name, "input": quoted(written_input)}
     if expected is not None:
-        entry["expected"] = expected
+        entry["expected"] = quoted(expected)
     if hidden:
         entry["hidden"] = True
     if hint:

@@ -38,7 +38,7 @@ from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import CommentMark
 from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.resolver import VersionedResolver
-from ruamel.yaml.scalarstring import ScalarString
+from ruamel.yaml.scalarstring import ScalarString, SingleQuotedScalarString
 from ruamel.yaml.tokens import CommentToken
 
 from grader.errors import UsageError
@@ -152,6 +152,15 @@ def _dumped(writer: YAML, document: Any) -> str:
     stream = io.StringIO()
     writer.dump(document, stream)
     return stream.getvalue()
+
+
+def quoted(text: str) -> str:
+    """``text``, to be written in single quotes when it is one line (as the course's files write every
+    input and answer, so that ``5`` stays a text to the eye too); a text the emitter cannot single-quote
+    exactly is double-quoted, a multi-line one is left to the writer's choice."""
+    if "\n" in text or any(char in text for char in _OTHER_BREAKS):
+        return text
+    return SingleQuotedScalarString(text)
 
 
 # -- a new file ---------------------------------------------------------------------------------
