@@ -18,7 +18,7 @@ return or one of the line breaks NEL, LS or PS is always double-quoted, as a blo
 would read them back as line feeds. Numbers and null are written as PyYAML writes them.
 
 What round-trip mode cannot keep: one indentation per file. The indentation of the list being
-appended to (or the first block list and mapping of the file) is used for the whole file, so a file
+appended to (and of the first mapping nested in another) is used for the whole file, so a file
 that indents its lists in two ways (``- a`` under one key, ``  - b`` under another) comes back with
 every list indented the first way; the data does not change. Plain scalars spread over several lines
 come back on one line, and a final newline is added when the file had none.
@@ -303,7 +303,7 @@ def _indentation(root: pyyaml.Node, items: pyyaml.SequenceNode) -> Tuple[int, in
     return mapping, sequence, offset
 
 
-def _nested_mapping_indent(node: pyyaml.Node, column: int = 0) -> int:
+def _nested_mapping_indent(node: pyyaml.Node) -> int:
     """How far the file's first block mapping nested in a mapping is indented from its key."""
     if isinstance(node, pyyaml.MappingNode) and not node.flow_style:
         for name, value in node.value:
