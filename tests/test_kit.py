@@ -17,8 +17,8 @@ import yaml
 from support import PROJECT
 
 from grader.authoring import student_kit
-from grader.authoring.imported_yaml import yaml_text
 from grader.authoring.kit_readme import MARKER
+from grader.authoring.yaml_writer import new_file
 from grader.cli.main import main
 from grader.course.loader import load_course
 from grader.course.reference import with_answers
@@ -137,7 +137,7 @@ def test_the_search_finds_a_planted_hidden_case(project_kit, secrets, tmp_path):
     multi_line = min((s for s in secrets if "\n" in s), key=len)
     one_line = next(s for s in secrets if "\n" not in s)
     # a multi-line answer as a YAML block (indented: found by reading the YAML) and an input in a file
-    (planted / "testcases" / "extra.yaml").write_text(yaml_text({"expected": multi_line}), encoding="utf-8")
+    (planted / "testcases" / "extra.yaml").write_text(new_file({"expected": multi_line}), encoding="utf-8")
     (planted / "exercises" / "notes.txt").write_text(f"spoiler: {one_line}\n", encoding="utf-8")
     assert "  " + multi_line.splitlines()[1] in (planted / "testcases" / "extra.yaml").read_text(encoding="utf-8")
     assert set(leaks(planted, [multi_line, one_line])) == {multi_line, one_line}
@@ -371,7 +371,7 @@ def test_long_texts_go_in_files_and_carriage_returns_and_line_separators_stay_ex
         {"name": "long with a carriage return", "input": long_board + "\r\n", "expected": "0", "points": 0},
     ]
     document = {"task": "nim_sum", "checker": "tokens", "cases": cases}
-    (course / "testcases" / "nim_sum.yaml").write_text(yaml_text(document), encoding="utf-8")
+    (course / "testcases" / "nim_sum.yaml").write_text(new_file(document), encoding="utf-8")
     assert main(["kit", str(tmp_path / "out"), "--course", str(course)]) == 0
     kit = load_course(tmp_path / "out")["nim_sum"]
     assert [bare(c) for c in kit.cases] == [bare(c) for c in load_course(course)["nim_sum"].cases]

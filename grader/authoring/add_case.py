@@ -1,10 +1,10 @@
 """Adding a case to ``testcases/<task>.yaml``, its expected answer computed by the reference solution.
 
 ``add_case`` runs ``solutions/<task>.py`` on the new input, checks that it ran cleanly and that the
-task's checker accepts its output, and appends the case to the file as text (written by
-``case_yaml``), so the file's comments and layout stay as the instructor wrote them. The file is
-then loaded again: when it does not validate, or the new case does not read back exactly, the
-original text is put back.
+task's checker accepts its output, and appends the case to the file's ``cases`` (by ``yaml_writer``,
+ruamel.yaml's round-trip mode), so the file's comments and layout stay as the instructor wrote them.
+The file is then loaded again by the course loader: when it does not validate, or the new case does
+not read back exactly, the original text is put back.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ import stat
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
-from grader.authoring.case_yaml import CasesLayout, case_text, new_text
+from grader.authoring.added_names import default_name, hidden_default_name, unused_name
 from grader.authoring.hidden_names import name_gives_away
+from grader.authoring.yaml_writer import appended, quoted
 from grader.check.registry import GameChecker, OutputChecker
 from grader.check.text import quote, significant_lines
 from grader.course.files import read_yaml
@@ -30,12 +31,6 @@ from grader.errors import GraderError, UsageError
 from grader.grade.grading import GradingContext
 from grader.model import Limits, Task, Verdict
 from grader.run.run_facts import RunResult
-
-DEFAULT_NAME_PREFIX = "added: "
-DEFAULT_NAME_LENGTH = 40  # characters of the input's first line kept in a default name
-# A hidden case's default name: students see it, so it must say nothing of the input.
-HIDDEN_NAME = "hidden case {}"
-_HIDDEN_NUMBER = re.compile(r"hidden case ([0-9]+)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -103,7 +98,7 @@ def add_case(
             )
     names = {case.name: case.line for case in task.cases}
     if name is None:
-        name = hidden_default_name(names) if hidden else _unused(default_name(graded_input), names)
+        name = hidden_default_name(names) if hidden else unused_name(default_name(graded_input), names)
     else:
         name = name.strip()
         if not name:
@@ -132,35 +127,6 @@ def add_case(
 def normal_input(text: str) -> str:
     """The input as the loader reads it and the program gets it: a final newline added if missing."""
     return text if not text or text.endswith("\n") else text + "\n"
-
-
-def default_name(case_input: str) -> str:
-    """``added: `` and the input's first line, shortened to 40 characters.
-
-    A blank first line gives way to the first line that is not blank (an input of white space only
-    is named as empty).
-    """
-    lines = [line.strip() for line in case_input.splitlines() if line.strip()]
-    first = lines[0] if lines else "(empty input)"
-    if len(first) > DEFAULT_NAME_LENGTH:
-        first = first[: DEFAULT_NAME_LENGTH - 3].rstrip() + "..."
-    return DEFAULT_NAME_PREFIX + first
-
-
-def hidden_default_name(taken) -> str:
-    """``hidden case N``, N one more than the largest number of a name in ``taken`` (the task's case
-    names) that starts ``hidden case N`` (1 when none does), so a number is never used twice."""
-    used = [int(match.group(1)) for match in map(_HIDDEN_NUMBER.match, taken) if match]
-    return _unused(HIDDEN_NAME.format(max(used, default=0) + 1), taken)
-
-
-def _unused(name: str, taken) -> str:
-    """``name``, or ``name (2)``, ``name (3)``... the first that no case has."""
-    candidate, number = name, 1
-    while candidate in taken:
-        number += 1
-        candidate = f"{name} ({number})"
-    return candidate
 
 
 def _interactive(context: GradingContext, checker_name: str) -> bool:
@@ -299,6 +265,24 @@ def _expected_answer(
 # -- writing the file ---------------------------------------------------------------------------
 
 
+def case_entry(
+    name: str, case_input: str, expected: Optional[str], *, hidden: bool = False, hint: str = ""
+) -> Dict[str, Any]:
+    """The new case's keys as the file gives them: its name, input, expected answer (none when
+    None; a one-line input or answer in quotes, as docs/testcases.md asks), ``hidden`` and hint."""
+    written_input = case_input
+    if written_input.endswith("\n") and not written_input[:-1].endswith("\n"):
+        written_input = written_input[:-1]  # the loader adds it back; one line stays on its line
+    entry: Dict[str, Any] = {"name": name, "input": quoted(written_input)}
+    if expected is not None:
+        entry["expected"] = quoted(expected)
+    if hidden:
+        entry["hidden"] = True
+    if hint:
+        entry["hint"] = hint
+    return entry
+
+
 def _append(path: Path, shown: str, task: Task, added: AddedCase, hidden: bool, hint: str, context) -> None:
     """Write the case into the file, load it again, and put the original back if anything is off."""
     target = path.resolve()  # a symbolic link stays one
@@ -308,17 +292,18 @@ def _append(path: Path, shown: str, task: Task, added: AddedCase, hidden: bool, 
     except OSError as error:
         raise GraderError(f"{shown}: cannot read the file ({error.strerror or error}).") from None
     text = original.decode("utf-8")  # load_task has read it as UTF-8
-    layout = CasesLayout(text, shown)
-    lines = case_text(
-        added.name,
-        added.input,
-        added.expected,
-        hidden=hidden,
-        hint=hint,
-        dash_column=layout.dash_column,
-        key_column=layout.key_column,
-    )
-    _write(target, new_text(text, shown, lines, layout).encode("utf-8"), mode, shown)
+    entry = case_entry(added.name, added.input, added.expected, hidden=hidden, hint=hint)
+    try:
+        new = appended(text, "cases", entry, shown)
+    except UsageError:
+        raise
+    except Exception as error:  # a file PyYAML reads but ruamel.yaml cannot rewrite
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise GraderError(
+            f"{shown}: the case was not added: the file could not be rewritten with it ({first}); the file was "
+            "left as it was: add the case by hand."
+        ) from None
+    _write(target, new.encode("utf-8"), mode, shown)
     try:
         problem = _read_back_problem(path, shown, task, added, hidden, hint, context)
     except BaseException:

@@ -44,7 +44,7 @@ def _install(wheel: Optional[str]) -> List[str]:
     return [
         "You need Python 3.9 or newer. The grader, nim-grader, is in this folder as a wheel: install it "
         "once, in this folder (in a virtual environment if your Python asks for one; pip fetches what the "
-        "grader needs, PyYAML, Jinja2 and regex):",
+        "grader needs, PyYAML, ruamel.yaml, Jinja2 and regex):",
         "",
         "```sh",
         f"python3 -m pip install {wheel}",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Tuple
 
-from grader.authoring.imported_yaml import comment, yaml_text
+from grader.authoring.yaml_writer import comment, new_file
 from grader.course.limits import case_limits, default_settings
 from grader.marks import plain_number
 from grader.model import Case, Mistake, Task, When
@@ -27,8 +27,8 @@ LEFT_OUT = ("task", "cases", "generate")
 
 
 def plain(value: Any) -> Any:
-    """``value`` as plain dicts and lists (the loader's mappings know their lines; PyYAML would not
-    know how to write them)."""
+    """``value`` as plain dicts and lists (the loader's mappings know their lines; the writer
+    would not know how to write them)."""
     if isinstance(value, dict):
         return {str(key): plain(item) for key, item in value.items()}
     if isinstance(value, list):
@@ -73,10 +73,10 @@ def public_case_file(task: Task, top: Mapping[str, Any], interactive: frozenset)
     header = comment(
         f"The public cases of {task.id}, for checking your work with python -m grader check. The portal grades "
         "what you hand in on these and on hidden cases too, and your marks are the portal's.",
-        "# ",
-        "# ",
+        "",
+        "",
     )
-    return "\n".join(header) + "\n" + yaml_text(document), files
+    return new_file(document, header), files
 
 
 def _own_file(text: str) -> bool:

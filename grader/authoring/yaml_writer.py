@@ -1,0 +1,330 @@
+"""Every YAML text the project writes, by ruamel.yaml's round-trip mode: one writer, read back by PyYAML.
+
+Two uses: ``new_file`` writes a whole file from plain dicts and lists (an imported task, the student
+kit's case files), a header comment on top; ``appended`` adds an item to a list of an existing
+file's text (``add-case``), keeping what round-trip mode keeps: comments, key order, blank lines,
+quoting and the file's indentation. Texts in, texts out: nothing here reads or writes a file.
+
+The grader reads these files with PyYAML, which resolves plain scalars by YAML 1.1 (``yes``, ``off``,
+``~``, ``0777``, ``1_000``, ``1:30`` are not texts there), while ruamel.yaml speaks YAML 1.2 by
+default. So the writer resolves plain scalars with PyYAML's own table (``_PyYAMLResolver``): a text
+that PyYAML would read as something else is quoted, and no ``%YAML`` directive is written. A plain
+scalar of an existing file that PyYAML reads as a bool, number, null or date is written back as it
+was spelled (``_Kept``), not as ruamel would spell the value (``yes`` stays ``yes``).
+
+Multi-line texts are literal blocks (``|``) where PyYAML's emitter would write one (no control
+characters or tabs, no trailing spaces on a line), double-quoted otherwise; a text holding a carriage
+return or one of the line breaks NEL, LS or PS is always double-quoted, as a block or plain scalar
+would read them back as line feeds. Numbers and null are written as PyYAML writes them.
+
+What round-trip mode cannot keep: one indentation per file. The indentation of the list being
+appended to (and of the first mapping nested in another) is used for the whole file, so a file
+that indents its lists in two ways (``- a`` under one key, ``  - b`` under another) comes back with
+every list indented the first way; the data does not change. Plain scalars spread over several lines
+come back on one line, and a final newline is added when the file had none.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+import textwrap
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import yaml as pyyaml
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.constructor import RoundTripConstructor
+from ruamel.yaml.error import CommentMark
+from ruamel.yaml.representer import RoundTripRepresenter
+from ruamel.yaml.resolver import VersionedResolver
+from ruamel.yaml.scalarstring import ScalarString, SingleQuotedScalarString
+from ruamel.yaml.tokens import CommentToken
+
+from grader.errors import UsageError
+
+# Plain scalars that PyYAML reads as something other than a text: what the writer keeps as spelled.
+_KEPT_TAGS = tuple(f"tag:yaml.org,2002:{name}" for name in ("bool", "int", "float", "null", "timestamp"))
+# Line breaks that a block or plain scalar turns into line feeds: a text holding one is double-quoted,
+# where they are escaped.
+_OTHER_BREAKS = "\r\x85\u2028\u2029"
+# The layout of the project's files (and of new ones): mappings by 2, list items "  - " under their key.
+DEFAULT_INDENT = (2, 4, 2)
+
+
+class _PyYAMLResolver(VersionedResolver):
+    """Plain scalars resolved as PyYAML's SafeLoader resolves them (YAML 1.1, its own table), for
+    reading and for deciding what must be quoted when writing."""
+
+    _table = {first: list(pairs) for first, pairs in pyyaml.resolver.Resolver.yaml_implicit_resolvers.items()}
+
+    @property
+    def processing_version(self) -> Any:
+        return (1, 1)  # what ruamel's constructors ask (octal 0777, sexagesimal 1:30)
+
+    @property
+    def versioned_resolver(self) -> Any:
+        return self._table
+
+
+class _Kept(str):
+    """A plain scalar of an existing file that is not a text for PyYAML, written back as spelled."""
+
+    tag = "tag:yaml.org,2002:str"
+
+
+class _Constructor(RoundTripConstructor):
+    pass
+
+
+def _construct_kept(constructor: RoundTripConstructor, node: Any) -> Any:
+    tag = str(getattr(node.tag, "value", node.tag))
+    if node.style is not None:  # a quoted "yes" under !!bool: built as ruamel builds it
+        return RoundTripConstructor.yaml_constructors[tag](constructor, node)
+    kept = _Kept(node.value)
+    kept.tag = tag
+    return kept
+
+
+for _tag in _KEPT_TAGS:
+    _Constructor.add_constructor(_tag, _construct_kept)
+
+
+class _Representer(RoundTripRepresenter):
+    pass
+
+
+def _represent_kept(representer: RoundTripRepresenter, data: _Kept) -> Any:
+    return representer.represent_scalar(data.tag, str(data))
+
+
+def _represent_text(representer: RoundTripRepresenter, data: str) -> Any:
+    style: Optional[str] = None  # plain or quoted, as the emitter sees fit
+    if any(char in data for char in _OTHER_BREAKS):
+        style = '"'
+    elif "\n" in data and _block_is_exact(data):
+        style = "|"
+    return representer.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+def _block_is_exact(text: str) -> bool:
+    """True when PyYAML's emitter would write ``text`` as a block: no control characters or tabs, no
+    trailing spaces on a line. (ruamel's emitter writes a block whenever one is asked for.)"""
+    return pyyaml.emitter.Emitter(io.StringIO(), allow_unicode=True).analyze_scalar(text).allow_block
+
+
+def _represent_float(representer: RoundTripRepresenter, data: float) -> Any:
+    """A number as PyYAML writes it (``1.0e-06``: its YAML 1.1 floats need the dot)."""
+    if data != data:
+        value = ".nan"
+    elif data in (float("inf"), float("-inf")):
+        value = ".inf" if data > 0 else "-.inf"
+    else:
+        value = repr(data).lower()
+        if "." not in value and "e" in value:
+            value = value.replace("e", ".0e", 1)
+    return representer.represent_scalar("tag:yaml.org,2002:float", value)
+
+
+_Representer.add_representer(_Kept, _represent_kept)
+_Representer.add_representer(float, _represent_float)
+_Representer.add_representer(
+    type(None), lambda representer, data: representer.represent_scalar("tag:yaml.org,2002:null", "null")
+)
+_Representer.add_representer(str, _represent_text)
+
+
+def _yaml(indent: Tuple[int, int, int] = DEFAULT_INDENT) -> YAML:
+    writer = YAML(typ="rt", pure=True)
+    writer.Resolver = _PyYAMLResolver
+    writer.Constructor = _Constructor
+    writer.Representer = _Representer
+    writer.preserve_quotes = True
+    writer.allow_duplicate_keys = True  # as PyYAML: the last one counts
+    writer.allow_unicode = True
+    writer.width = sys.maxsize  # no line folded: a long text stays on its line
+    mapping, sequence, offset = indent
+    writer.indent(mapping=mapping, sequence=sequence, offset=offset)
+    return writer
+
+
+def _dumped(writer: YAML, document: Any) -> str:
+    stream = io.StringIO()
+    writer.dump(document, stream)
+    return stream.getvalue()
+
+
+def quoted(text: str) -> str:
+    """``text``, to be written in single quotes when it is one line (as the course's files write every
+    input and answer, so that ``5`` stays a text to the eye too); a text the emitter cannot single-quote
+    exactly is double-quoted, a multi-line one is left to the writer's choice."""
+    if "\n" in text or any(char in text for char in _OTHER_BREAKS):
+        return text
+    return SingleQuotedScalarString(text)
+
+
+# -- a new file ---------------------------------------------------------------------------------
+
+
+def comment(text: str, first: str, rest: str) -> List[str]:
+    """``text`` wrapped as comment lines (without their ``#``), the first line starting ``first``
+    and the others ``rest``; no line break can slip out of the comment."""
+    flat = " ".join(text.split())
+    lines = textwrap.wrap(
+        flat, width=98, initial_indent=first, subsequent_indent=rest, break_long_words=False, break_on_hyphens=False
+    )
+    return [line.rstrip() for line in lines] or [first.rstrip()]
+
+
+def new_file(document: Dict[str, Any], header: Sequence[str] = ()) -> str:
+    """``document`` (plain dicts, lists, texts, numbers) as the text of a file: the ``header`` lines
+    as a comment on top, keys in their order, list items indented under their key, multi-line texts
+    as literal blocks where exact. Every value reads back (by PyYAML) exactly as it was."""
+    top = _commented(document)
+    if header:
+        top.yaml_set_start_comment("\n".join(header))
+    return _dumped(_yaml(), top)
+
+
+def _commented(value: Any) -> Any:
+    if isinstance(value, dict):
+        return CommentedMap((key, _commented(item)) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return CommentedSeq(_commented(item) for item in value)
+    return value
+
+
+# -- an item appended to a file ------------------------------------------------------------------
+
+
+def appended(text: str, key: str, item: Dict[str, Any], shown: str, blank_line: Optional[bool] = None) -> str:
+    """``text`` with ``item`` added at the end of the list under the top-level ``key``.
+
+    The rest of the file keeps its comments, key order, blank lines and quoting. The new item goes
+    right after the list's last item; the blank lines and comments that followed that item stay
+    where they were (before the next key, or at the end of the file). The new item follows a blank
+    line when most items of the list do (or as ``blank_line`` says). Windows line ends stay Windows
+    line ends. Raises ``UsageError`` when the file has no such list.
+    """
+    line_break = "\r\n" if "\r\n" in text.split("\n", 1)[0] + "\n" else "\n"
+    nodes = pyyaml.compose(text, Loader=pyyaml.SafeLoader)
+    items = _list_node(nodes, key)
+    if nodes is None or items is None:
+        raise UsageError(f"{shown} has no list of {key}, so nothing can be appended to it.")
+    writer = _yaml(_indentation(nodes, items))
+    document = writer.load(text)
+    target = document[key]
+    if blank_line is None:
+        blank_line = _blank_separated(text, items)
+    new = _commented(item)
+    keys = list(document)
+    if target and not items.flow_style and keys.index(key) + 1 < len(keys):
+        _comments_to_next_key(document, keys[keys.index(key) + 1], target)
+    target.append(new)
+    if blank_line and len(target) > 1 and not items.flow_style:
+        new.yaml_set_start_comment("\n")  # a comment of no lines: the blank line before the item
+    _keep_anchors(document)
+    written = _dumped(writer, document)
+    # ruamel writes the blank lines among comments as line feeds whatever its line_break: every line
+    # break is made the file's own here (a carriage return in a text is written as the escape \r)
+    return written.replace("\r\n", "\n").replace("\n", line_break)
+
+
+def _comments_to_next_key(document: CommentedMap, next_key: Any, items: CommentedSeq) -> None:
+    """The blank lines and comments after the list's last item, which ruamel keeps with that item
+    (so a new item would go below them), moved before ``next_key``, where the file shows them.
+
+    ruamel keeps them in the comment token of the last value written in the item (after its end-of-line
+    comment, if any); the lines after it are put among the comments before ``next_key``.
+    """
+    holder, slot, place = _last_slot(items[-1]) or (items, len(items) - 1, 0)
+    entry = holder.ca.items.get(slot)
+    if not entry or entry[place] is None:
+        return
+    token = entry[place]
+    value = holder[slot]
+    block = isinstance(value, ScalarString) and getattr(value, "style", None) in ("|", ">")
+    if token.value.startswith("#"):  # an end-of-line comment stays with its value
+        cut = token.value.index("\n") + 1
+        token.value, following = token.value[:cut], token.value[cut:]
+    else:
+        following = token.value if block else token.value[1:]  # after a plain value: its line's end
+        entry[place] = None
+    before = document.ca.items.setdefault(next_key, [None, [], None, None])
+    if before[1] is None:
+        before[1] = []
+    before[1][:0] = [CommentToken(line + "\n", CommentMark(0)) for line in following.split("\n")[:-1]]
+
+
+def _last_slot(value: Any) -> Optional[Tuple[Any, Any, int]]:
+    """(collection, key or index, place of the comment token in its entry) of the last value written
+    in ``value``, or None when ``value`` is not a collection."""
+    if isinstance(value, dict) and value:
+        key = list(value)[-1]
+        return _last_slot(value[key]) or (value, key, 2)
+    if isinstance(value, list) and value:
+        return _last_slot(value[-1]) or (value, len(value) - 1, 0)
+    return None
+
+
+def _keep_anchors(value: Any) -> None:
+    """Anchors no alias names are written back too (ruamel would leave them out)."""
+    name = getattr(getattr(value, "anchor", None), "value", None)
+    if name is not None and hasattr(value, "yaml_set_anchor"):
+        value.yaml_set_anchor(name, always_dump=True)
+    if isinstance(value, dict):
+        for item in value.values():
+            _keep_anchors(item)
+    elif isinstance(value, list):
+        for item in value:
+            _keep_anchors(item)
+
+
+def _list_node(root: Any, key: str) -> Optional[pyyaml.SequenceNode]:
+    if not isinstance(root, pyyaml.MappingNode):
+        return None
+    found = next((value for name, value in root.value if name.value == key), None)
+    return found if isinstance(found, pyyaml.SequenceNode) else None
+
+
+def _indentation(root: pyyaml.Node, items: pyyaml.SequenceNode) -> Tuple[int, int, int]:
+    """(mapping, sequence, offset) as ruamel's ``indent`` takes them, from the file's own layout:
+    the list ``items`` (under a top-level key, column 0) gives the dash's offset and the column of its
+    items' keys; the first nested block mapping gives the mapping indent."""
+    mapping, sequence, offset = DEFAULT_INDENT
+    if not items.flow_style and items.value:
+        offset = items.start_mark.column
+        first = items.value[0]
+        column = first.start_mark.column if isinstance(first, pyyaml.MappingNode) else offset + 2
+        sequence = max(column, offset + 2)
+    found = _nested_mapping_indent(root)
+    if found:
+        mapping = found
+    return mapping, sequence, offset
+
+
+def _nested_mapping_indent(node: pyyaml.Node) -> int:
+    """How far the file's first block mapping nested in a mapping is indented from its key."""
+    if isinstance(node, pyyaml.MappingNode) and not node.flow_style:
+        for name, value in node.value:
+            if isinstance(value, pyyaml.MappingNode) and not value.flow_style and value.value:
+                return value.start_mark.column - name.start_mark.column
+            found = _nested_mapping_indent(value)
+            if found:
+                return found
+    if isinstance(node, pyyaml.SequenceNode):
+        for value in node.value:
+            found = _nested_mapping_indent(value)
+            if found:
+                return found
+    return 0
+
+
+def _blank_separated(text: str, items: pyyaml.SequenceNode) -> bool:
+    """True when most items of the list follow a blank line, as in optimal_move.yaml."""
+    gaps = []
+    for item in items.value[1:]:
+        start = text.rfind("\n", 0, item.start_mark.index) + 1
+        previous = text.rfind("\n", 0, max(start - 1, 0)) + 1
+        gaps.append(start > 0 and not text[previous:start].strip())
+    return bool(gaps) and sum(gaps) * 2 >= len(gaps)
