@@ -143,6 +143,19 @@ def test_comments_after_the_last_case_stay_before_the_next_key():
     assert written == kept + "  - name: two\n    input: '2'\n\n# the rules\nrules: []\n"
 
 
+def test_a_comment_right_after_a_block_text_stays_before_the_next_key():
+    text = "cases:\n  - name: one\n    input: |\n      1 2\n# the rules\nrules: []\n"
+    written = appended(text, "cases", {"name": "two", "input": "2"}, "x.yaml")
+    kept = "cases:\n  - name: one\n    input: |\n      1 2\n"
+    assert written == kept + "  - name: two\n    input: '2'\n# the rules\nrules: []\n"
+
+
+def test_a_document_start_and_the_comments_after_it_are_kept():
+    text = "---\n# the echo task\ncases:\n  - name: one\n    input: '1'\n"
+    written = appended(text, "cases", {"name": "two", "input": "2"}, "x.yaml")
+    assert written == text + "  - name: two\n    input: '2'\n"
+
+
 def test_an_indentation_ruamel_cannot_keep_is_made_uniform():
     # ruamel.yaml keeps one indentation per file: the rules' list comes back indented as the cases'
     text = "cases:\n- name: one\n  input: '1'\nrules:\n    - import: os\n"

@@ -21,7 +21,8 @@ What round-trip mode cannot keep: one indentation per file. The indentation of t
 appended to (and of the first mapping nested in another) is used for the whole file, so a file
 that indents its lists in two ways (``- a`` under one key, ``  - b`` under another) comes back with
 every list indented the first way; the data does not change. Plain scalars spread over several lines
-come back on one line, and a final newline is added when the file had none.
+come back on one line, a comment on a ``---`` line comes back on the line below it, and a final
+newline is added when the file had none.
 """
 
 from __future__ import annotations
@@ -212,14 +213,17 @@ def appended(text: str, key: str, item: Dict[str, Any], shown: str, blank_line: 
     if nodes is None or items is None:
         raise UsageError(f"{shown} has no list of {key}, so nothing can be appended to it.")
     writer = _yaml(_indentation(nodes, items))
+    writer.explicit_start = text.startswith("---")  # a file that starts its document with --- keeps it
     document = writer.load(text)
     target = document[key]
     if blank_line is None:
         blank_line = _blank_separated(text, items)
     new = _commented(item)
     keys = list(document)
+    # Comments after the last item stay where they are: before the next key, or, when the list
+    # ends the file, above the new item (which is added at the end, as an instructor appends one).
     if target and not items.flow_style and keys.index(key) + 1 < len(keys):
-        _comments_to_next_key(document, keys[keys.index(key) + 1], target)
+        _put_before_key(document, keys[keys.index(key) + 1], _take_following(target))
     target.append(new)
     if blank_line and len(target) > 1 and not items.flow_style:
         new.yaml_set_start_comment("\n")  # a comment of no lines: the blank line before the item
@@ -230,30 +234,38 @@ def appended(text: str, key: str, item: Dict[str, Any], shown: str, blank_line: 
     return written.replace("\r\n", "\n").replace("\n", line_break)
 
 
-def _comments_to_next_key(document: CommentedMap, next_key: Any, items: CommentedSeq) -> None:
-    """The blank lines and comments after the list's last item, which ruamel keeps with that item
-    (so a new item would go below them), moved before ``next_key``, where the file shows them.
-
-    ruamel keeps them in the comment token of the last value written in the item (after its end-of-line
-    comment, if any); the lines after it are put among the comments before ``next_key``.
-    """
+def _take_following(items: CommentedSeq) -> str:
+    """The blank lines and comments after the list's last item, taken from it: ruamel keeps them
+    with that item (so a new item would go below them), in the comment token of the last value
+    written in the item (after its end-of-line comment, if any). Each line ends with a line feed."""
     holder, slot, place = _last_slot(items[-1]) or (items, len(items) - 1, 0)
     entry = holder.ca.items.get(slot)
     if not entry or entry[place] is None:
-        return
+        return ""
     token = entry[place]
-    value = holder[slot]
-    block = isinstance(value, ScalarString) and getattr(value, "style", None) in ("|", ">")
-    if token.value.startswith("#"):  # an end-of-line comment stays with its value
+    if _is_block(holder[slot]):  # after a block text: every line of the token is one of them
+        following, entry[place] = token.value, None
+    elif token.value.startswith("#"):  # an end-of-line comment stays with its value
         cut = token.value.index("\n") + 1
         token.value, following = token.value[:cut], token.value[cut:]
     else:
-        following = token.value if block else token.value[1:]  # after a plain value: its line's end
-        entry[place] = None
+        following, entry[place] = token.value[1:], None  # after a plain value: its line's end first
+    return following
+
+
+def _put_before_key(document: CommentedMap, next_key: Any, following: str) -> None:
+    """``following`` among the comments before ``next_key``, where the file shows them."""
+    if not following:
+        return
     before = document.ca.items.setdefault(next_key, [None, [], None, None])
     if before[1] is None:
         before[1] = []
     before[1][:0] = [CommentToken(line + "\n", CommentMark(0)) for line in following.split("\n")[:-1]]
+
+
+def _is_block(value: Any) -> bool:
+    """A text of the file that is written as a block (``|`` or ``>``)."""
+    return isinstance(value, ScalarString) and getattr(value, "style", None) in ("|", ">")
 
 
 def _last_slot(value: Any) -> Optional[Tuple[Any, Any, int]]:
