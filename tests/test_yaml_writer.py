@@ -156,6 +156,12 @@ def test_a_document_start_and_the_comments_after_it_are_kept():
     assert written == text + "  - name: two\n    input: '2'\n"
 
 
+def test_an_anchored_mapping_keeps_its_indentation():
+    text = "defaults: &d\n  checker: text\ncases:\n  - <<: *d\n    name: one\n  - &two\n    name: two\n"
+    written = appended(text, "cases", {"name": "three", "input": "3"}, "x.yaml")
+    assert written == text + "  - name: three\n    input: '3'\n"
+
+
 def test_an_indentation_ruamel_cannot_keep_is_made_uniform():
     # ruamel.yaml keeps one indentation per file: the rules' list comes back indented as the cases'
     text = "cases:\n- name: one\n  input: '1'\nrules:\n    - import: os\n"

@@ -307,7 +307,7 @@ def _indentation(root: pyyaml.Node, items: pyyaml.SequenceNode) -> Tuple[int, in
     if not items.flow_style and items.value:
         offset = items.start_mark.column
         first = items.value[0]
-        column = first.start_mark.column if isinstance(first, pyyaml.MappingNode) else offset + 2
+        column = _keys_column(first) if isinstance(first, pyyaml.MappingNode) and first.value else offset + 2
         sequence = max(column, offset + 2)
     found = _nested_mapping_indent(root)
     if found:
@@ -315,12 +315,17 @@ def _indentation(root: pyyaml.Node, items: pyyaml.SequenceNode) -> Tuple[int, in
     return mapping, sequence, offset
 
 
+def _keys_column(mapping: pyyaml.MappingNode) -> int:
+    """The column of a block mapping's keys (its node starts at its anchor or tag, when it has one)."""
+    return mapping.value[0][0].start_mark.column
+
+
 def _nested_mapping_indent(node: pyyaml.Node) -> int:
     """How far the file's first block mapping nested in a mapping is indented from its key."""
     if isinstance(node, pyyaml.MappingNode) and not node.flow_style:
         for name, value in node.value:
             if isinstance(value, pyyaml.MappingNode) and not value.flow_style and value.value:
-                return value.start_mark.column - name.start_mark.column
+                return _keys_column(value) - name.start_mark.column
             found = _nested_mapping_indent(value)
             if found:
                 return found
