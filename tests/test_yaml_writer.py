@@ -223,3 +223,17 @@ def test_add_case_writes_yaml_1_1_look_alikes_and_multi_line_answers_exactly(tmp
     assert [case.hint for case in cases] == YAML_1_1[: len(inputs)]
     assert cases[0].expected == ("yes",) and cases[3].expected == ("0777",)
     assert text.count("# the first") == 1
+
+
+def test_a_key_twice_is_refused_not_rewritten_with_the_other_value():
+    # PyYAML keeps the last value of a key, round-trip mode the first: the cases under the second
+    # "cases" were lost, and the new case went under the first
+    text = "cases:\n  - name: one\ncases:\n  - name: two\n"
+    with pytest.raises(UsageError, match='duplicate key "cases" on line 3'):
+        appended(text, "cases", {"name": "three"}, "x.yaml")
+
+
+def test_a_file_pyyaml_cannot_read_is_a_usage_error_not_a_traceback():
+    for text in ("cases:\n  - name: one\n---\nrules: []\n", "cases:\n  - name: one\n    input: 1\t# c\n"):
+        with pytest.raises(UsageError, match="x.yaml is not a YAML file the grader reads"):
+            appended(text, "cases", {"name": "two"}, "x.yaml")

@@ -36,7 +36,7 @@ import yaml as pyyaml
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.constructor import RoundTripConstructor
-from ruamel.yaml.error import CommentMark
+from ruamel.yaml.error import CommentMark, YAMLError
 from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.resolver import VersionedResolver
 from ruamel.yaml.scalarstring import ScalarString, SingleQuotedScalarString
@@ -141,7 +141,9 @@ def _yaml(indent: Tuple[int, int, int] = DEFAULT_INDENT) -> YAML:
     writer.Constructor = _Constructor
     writer.Representer = _Representer
     writer.preserve_quotes = True
-    writer.allow_duplicate_keys = True  # as PyYAML: the last one counts
+    # A key twice in one mapping: PyYAML keeps the last value, round-trip mode the first, so the file
+    # is refused rather than rewritten with the other value.
+    writer.allow_duplicate_keys = False
     writer.allow_unicode = True
     writer.width = sys.maxsize  # no line folded: a long text stays on its line
     mapping, sequence, offset = indent
@@ -208,13 +210,19 @@ def appended(text: str, key: str, item: Dict[str, Any], shown: str, blank_line: 
     line ends. Raises ``UsageError`` when the file has no such list.
     """
     line_break = "\r\n" if "\r\n" in text.split("\n", 1)[0] + "\n" else "\n"
-    nodes = pyyaml.compose(text, Loader=pyyaml.SafeLoader)
+    try:
+        nodes = pyyaml.compose(text, Loader=pyyaml.SafeLoader)
+    except pyyaml.YAMLError as error:
+        raise UsageError(f"{shown} is not a YAML file the grader reads ({_why(error)}).") from None
     items = _list_node(nodes, key)
     if nodes is None or items is None:
         raise UsageError(f"{shown} has no list of {key}, so nothing can be appended to it.")
     writer = _yaml(_indentation(nodes, items))
     writer.explicit_start = text.startswith("---")  # a file that starts its document with --- keeps it
-    document = writer.load(text)
+    try:
+        document = writer.load(text)
+    except YAMLError as error:
+        raise UsageError(f"{shown} cannot be rewritten with the new item ({_why(error)}): add it by hand.") from None
     target = document[key]
     if blank_line is None:
         blank_line = _blank_separated(text, items)
@@ -232,6 +240,14 @@ def appended(text: str, key: str, item: Dict[str, Any], shown: str, blank_line: 
     # ruamel writes the blank lines among comments as line feeds whatever its line_break: every line
     # break is made the file's own here (a carriage return in a text is written as the escape \r)
     return written.replace("\r\n", "\n").replace("\n", line_break)
+
+
+def _why(error: Any) -> str:
+    """A reader's error in one line: what is wrong, and where."""
+    problem = getattr(error, "problem", None) or (str(error).strip().splitlines() or [type(error).__name__])[0]
+    problem = str(problem).split(" with value ")[0]  # a duplicate key's values can be long
+    mark = getattr(error, "problem_mark", None)
+    return f"{problem} on line {mark.line + 1}" if mark is not None else str(problem)
 
 
 def _take_following(items: CommentedSeq) -> str:
