@@ -237,3 +237,22 @@ def test_a_file_pyyaml_cannot_read_is_a_usage_error_not_a_traceback():
     for text in ("cases:\n  - name: one\n---\nrules: []\n", "cases:\n  - name: one\n    input: 1\t# c\n"):
         with pytest.raises(UsageError, match="x.yaml is not a YAML file the grader reads"):
             appended(text, "cases", {"name": "two"}, "x.yaml")
+
+
+def test_a_byte_order_mark_and_a_document_end_with_comments_after_it_are_kept():
+    text = "\ufeffcases:\n  - name: one\n    input: '1'\n...\n# after the document\n"
+    written = appended(text, "cases", {"name": "two", "input": "2"}, "x.yaml")
+    kept = "\ufeffcases:\n  - name: one\n    input: '1'\n"
+    assert written == kept + "  - name: two\n    input: '2'\n...\n# after the document\n"
+
+
+def test_line_ends_of_carriage_returns_alone_are_kept():
+    text = "cases:\r  - name: one\r    input: '1'\r"
+    written = appended(text, "cases", {"name": "two", "input": "2"}, "x.yaml")
+    assert written == text + "  - name: two\r    input: '2'\r"
+
+
+def test_an_anchored_list_keeps_its_indentation():
+    text = "cases: &all\n  - name: one\n    input: '1'\nagain: *all\n"
+    written = appended(text, "cases", {"name": "two", "input": "2"}, "x.yaml")
+    assert written == "cases: &all\n  - name: one\n    input: '1'\n  - name: two\n    input: '2'\nagain: *all\n"

@@ -28,6 +28,7 @@ newline is added when the file had none.
 from __future__ import annotations
 
 import io
+import re
 import sys
 import textwrap
 from typing import Any, Dict, List, Optional, Sequence, Tuple
@@ -206,18 +207,29 @@ def appended(text: str, key: str, item: Dict[str, Any], shown: str, blank_line: 
     The rest of the file keeps its comments, key order, blank lines and quoting. The new item goes
     right after the list's last item; the blank lines and comments that followed that item stay
     where they were (before the next key, or at the end of the file). The new item follows a blank
-    line when most items of the list do (or as ``blank_line`` says). Windows line ends stay Windows
-    line ends. Raises ``UsageError`` when the file has no such list.
+    line when most items of the list do (or as ``blank_line`` says). The file's line ends (those of
+    its first line: Windows, or carriage returns alone), a byte order mark, and a ``...`` ending the
+    document with what follows it are kept. Raises ``UsageError`` when the file has no such list,
+    a key twice in a mapping, or is not YAML that PyYAML or round-trip mode reads.
     """
-    line_break = "\r\n" if "\r\n" in text.split("\n", 1)[0] + "\n" else "\n"
+    first_break = re.search("\r\n|\r|\n", text)
+    line_break = first_break.group() if first_break else "\n"
+    mark = "\ufeff" if text.startswith("\ufeff") else ""  # a byte order mark stays in front
+    # every line break a line feed while the file is read (they are all one to YAML, outside of escapes)
+    text = text[len(mark) :].replace("\r\n", "\n").replace("\r", "\n")
     try:
         nodes = pyyaml.compose(text, Loader=pyyaml.SafeLoader)
+        ends = [e.start_mark for e in pyyaml.parse(text) if isinstance(e, pyyaml.DocumentEndEvent) and e.explicit]
     except pyyaml.YAMLError as error:
         raise UsageError(f"{shown} is not a YAML file the grader reads ({_why(error)}).") from None
+    # a document ended by ... : the end and what follows it (comments round-trip mode would drop) are
+    # kept as they are, after the document
+    end = ends[0].index if ends and ends[0] is not None else len(text)
+    text, tail = text[:end], text[end:]
     items = _list_node(nodes, key)
     if nodes is None or items is None:
         raise UsageError(f"{shown} has no list of {key}, so nothing can be appended to it.")
-    writer = _yaml(_indentation(nodes, items))
+    writer = _yaml(_indentation(text, nodes, items))
     writer.explicit_start = text.startswith("---")  # a file that starts its document with --- keeps it
     try:
         document = writer.load(text)
@@ -239,7 +251,7 @@ def appended(text: str, key: str, item: Dict[str, Any], shown: str, blank_line: 
     written = _dumped(writer, document)
     # ruamel writes the blank lines among comments as line feeds whatever its line_break: every line
     # break is made the file's own here (a carriage return in a text is written as the escape \r)
-    return written.replace("\r\n", "\n").replace("\n", line_break)
+    return mark + (written + tail).replace("\r\n", "\n").replace("\n", line_break)
 
 
 def _why(error: Any) -> str:
@@ -315,13 +327,15 @@ def _list_node(root: Any, key: str) -> Optional[pyyaml.SequenceNode]:
     return found if isinstance(found, pyyaml.SequenceNode) else None
 
 
-def _indentation(root: pyyaml.Node, items: pyyaml.SequenceNode) -> Tuple[int, int, int]:
+def _indentation(text: str, root: pyyaml.Node, items: pyyaml.SequenceNode) -> Tuple[int, int, int]:
     """(mapping, sequence, offset) as ruamel's ``indent`` takes them, from the file's own layout:
     the list ``items`` (under a top-level key, column 0) gives the dash's offset and the column of its
     items' keys; the first nested block mapping gives the mapping indent."""
     mapping, sequence, offset = DEFAULT_INDENT
     if not items.flow_style and items.value:
-        offset = items.start_mark.column
+        # the column of the first dash (the list's node starts at its anchor or tag, when it has one)
+        dash = text.rfind("-", 0, items.value[0].start_mark.index)
+        offset = dash - (text.rfind("\n", 0, dash) + 1)
         first = items.value[0]
         column = _keys_column(first) if isinstance(first, pyyaml.MappingNode) and first.value else offset + 2
         sequence = max(column, offset + 2)
