@@ -256,3 +256,12 @@ def test_an_anchored_list_keeps_its_indentation():
     text = "cases: &all\n  - name: one\n    input: '1'\nagain: *all\n"
     written = appended(text, "cases", {"name": "two", "input": "2"}, "x.yaml")
     assert written == "cases: &all\n  - name: one\n    input: '1'\n  - name: two\n    input: '2'\nagain: *all\n"
+
+
+def test_every_header_line_is_a_comment_pyyaml_reads():
+    # an empty line was an IndexError, a control character made a file PyYAML refuses, and a line
+    # break other than a line feed ended the comment
+    header = ["", "bell \x07 and nul \x00", "a\rb\u2028c", "tab\tkept"]
+    written = new_file({"task": "t"}, header)
+    assert written == "#\n# bell \\x07 and nul \\x00\n# a\n# b\n# c\n# tab\tkept\ntask: t\n"
+    assert yaml.safe_load(written) == {"task": "t"}

@@ -182,12 +182,13 @@ def comment(text: str, first: str, rest: str) -> List[str]:
 
 def new_file(document: Dict[str, Any], header: Sequence[str] = ()) -> str:
     """``document`` (plain dicts, lists, texts, numbers) as the text of a file: the ``header`` lines
-    as a comment on top, keys in their order, list items indented under their key, multi-line texts
-    as literal blocks where exact. Every value reads back (by PyYAML) exactly as it was."""
-    top = _commented(document)
-    if header:
-        top.yaml_set_start_comment("\n".join(header))
-    return _dumped(_yaml(), top)
+    as a comment on top (every line of them a comment line, even an empty one), keys in their order,
+    list items indented under their key, multi-line texts as literal blocks where exact. Every value
+    reads back (by PyYAML) exactly as it was."""
+    lines = [line for text in header for line in text.splitlines() or [""]]
+    # a character PyYAML refuses anywhere in a file (a control character) is written as its escape
+    shown = (pyyaml.reader.Reader.NON_PRINTABLE.sub(lambda found: ascii(found.group())[1:-1], line) for line in lines)
+    return "".join(f"# {line}".rstrip() + "\n" for line in shown) + _dumped(_yaml(), _commented(document))
 
 
 def _commented(value: Any) -> Any:
