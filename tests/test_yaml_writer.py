@@ -265,3 +265,10 @@ def test_every_header_line_is_a_comment_pyyaml_reads():
     written = new_file({"task": "t"}, header)
     assert written == "#\n# bell \\x07 and nul \\x00\n# a\n# b\n# c\n# tab\tkept\ntask: t\n"
     assert yaml.safe_load(written) == {"task": "t"}
+
+
+def test_a_list_of_flow_mappings_keeps_its_indentation():
+    # the keys' column inside the first item's braces was taken for the items' indentation
+    text = "cases:\n  - {name: one, input: '1'}\n"
+    written = appended(text, "cases", {"name": "two", "input": "2"}, "x.yaml")
+    assert written == text + "  - name: two\n    input: '2'\n"

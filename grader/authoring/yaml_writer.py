@@ -338,7 +338,8 @@ def _indentation(text: str, root: pyyaml.Node, items: pyyaml.SequenceNode) -> Tu
         dash = text.rfind("-", 0, items.value[0].start_mark.index)
         offset = dash - (text.rfind("\n", 0, dash) + 1)
         first = items.value[0]
-        column = _keys_column(first) if isinstance(first, pyyaml.MappingNode) and first.value else offset + 2
+        block = isinstance(first, pyyaml.MappingNode) and first.value and not first.flow_style
+        column = _keys_column(first) if block else offset + 2  # a flow mapping's keys are inside its braces
         sequence = max(column, offset + 2)
     found = _nested_mapping_indent(root)
     if found:
