@@ -272,3 +272,20 @@ def test_a_list_of_flow_mappings_keeps_its_indentation():
     text = "cases:\n  - {name: one, input: '1'}\n"
     written = appended(text, "cases", {"name": "two", "input": "2"}, "x.yaml")
     assert written == text + "  - name: two\n    input: '2'\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cases: [  # the cases\n  {name: one},  # first\n  {name: two}\n]\nrules: []\n",
+        "cases: []\nrules: []\n",
+        "cases: !!seq\n  - !!map\n    name: one\n",
+        "cases:\n  - # the first\n    name: one\n  -\n",
+        'cases:   \n  - name: one   \n    input: "a\n      b"\n? rules\n: []\n',
+    ],
+)
+def test_layouts_round_trip_mode_cannot_keep_still_read_back_as_they_were(text):
+    written = appended(text, "cases", {"name": "new", "input": "yes"}, "x.yaml")
+    after = yaml.safe_load(written)
+    assert after["cases"].pop() == {"name": "new", "input": "yes"}
+    assert after == yaml.safe_load(text)

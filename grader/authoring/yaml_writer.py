@@ -20,9 +20,13 @@ would read them back as line feeds. Numbers and null are written as PyYAML write
 What round-trip mode cannot keep: one indentation per file. The indentation of the list being
 appended to (and of the first mapping nested in another) is used for the whole file, so a file
 that indents its lists in two ways (``- a`` under one key, ``  - b`` under another) comes back with
-every list indented the first way; the data does not change. Plain scalars spread over several lines
-come back on one line, a comment on a ``---`` line comes back on the line below it, and a final
-newline is added when the file had none.
+every list indented the first way; the data does not change. Plain and double-quoted scalars spread
+over several lines come back on one line, a comment on a ``---`` line or right after an item's dash
+comes back on the line below it, spaces at the end of a line are dropped, an empty item's ``-`` gets a
+space after it, a ``!!map`` or ``!!seq`` tag on a block collection is dropped, an explicit key
+(``? cases``) comes back as a plain one, a flow-style list (``[...]``) comes back on one line (its
+comments misplaced; an empty one, ``[]``, as a block list) and a final newline is added when the file
+had none. In each case the data reads back as it was.
 """
 
 from __future__ import annotations
