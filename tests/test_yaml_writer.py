@@ -289,3 +289,21 @@ def test_layouts_round_trip_mode_cannot_keep_still_read_back_as_they_were(text):
     after = yaml.safe_load(written)
     assert after["cases"].pop() == {"name": "new", "input": "yes"}
     assert after == yaml.safe_load(text)
+
+
+def test_add_case_keeps_a_byte_order_mark_carriage_returns_and_a_document_end(tmp_path):
+    folder = tmp_path / "course"
+    (folder / "testcases").mkdir(parents=True)
+    (folder / "solutions").mkdir()
+    head = "\ufefftask: echo\rcases:\r  - name: one\r    input: '1'\r    expected: '1'\r"
+    path = folder / "testcases" / "echo.yaml"
+    path.write_bytes((head + "...\r# the end\r").encode("utf-8"))
+    (folder / "solutions" / "echo.py").write_text(ECHO, encoding="utf-8")
+    context = GradingContext(
+        checkers=course_checkers(folder), python=sys.executable, runner=SubprocessRunner(), course=folder
+    )
+    add_case(folder, "echo", "a\n---\nb\n...\n", name="two", context=context)
+    added = "  - name: two\r    input: |-\r      a\r      ---\r      b\r      ...\r    expected: |-\r      a\r"
+    added += "      ---\r      b\r      ...\r"
+    assert path.read_bytes().decode("utf-8") == head + added + "...\r# the end\r"
+    assert load_task(path, course_checkers(folder)).cases[1].input == "a\n---\nb\n...\n"
