@@ -307,3 +307,24 @@ def test_add_case_keeps_a_byte_order_mark_carriage_returns_and_a_document_end(tm
     added += "      ---\r      b\r      ...\r"
     assert path.read_bytes().decode("utf-8") == head + added + "...\r# the end\r"
     assert load_task(path, course_checkers(folder)).cases[1].input == "a\n---\nb\n...\n"
+
+
+def test_a_file_whose_data_round_trip_mode_would_change_is_refused():
+    # a set came back as {a null, b null} and pairs as lists: PyYAML read other data than the file's
+    for held in ("!!set {a, b}", "!!pairs [a: 1, a: 2]"):
+        with pytest.raises(UsageError, match="would change what the file holds"):
+            appended(f"held: {held}\ncases:\n  - name: one\n", "cases", {"name": "two"}, "x.yaml")
+
+
+def test_a_file_with_a_tag_pyyaml_cannot_build_is_a_usage_error():
+    text = "%TAG !e! tag:example.com,2000:\n---\ncases:\n  - name: !e!x one\n"
+    with pytest.raises(UsageError, match="could not determine a constructor"):
+        appended(text, "cases", {"name": "two"}, "x.yaml")
+
+
+def test_double_quoted_escapes_and_indentation_indicators_read_back_as_they_were():
+    text = 'cases:\n  - input: "a\\x07b \\u00e9 \\/ \\\n      c"\n    expected: |1\n      a\n    hint: .NaN\n'
+    written = appended(text, "cases", {"name": "new"}, "x.yaml")
+    after = yaml.safe_load(written)
+    assert after["cases"].pop() == {"name": "new"}
+    assert repr(after) == repr(yaml.safe_load(text))

@@ -25,8 +25,10 @@ over several lines come back on one line, a comment on a ``---`` line or right a
 comes back on the line below it, spaces at the end of a line are dropped, an empty item's ``-`` gets a
 space after it, a ``!!map`` or ``!!seq`` tag on a block collection is dropped, an explicit key
 (``? cases``) comes back as a plain one, a flow-style list (``[...]``) comes back on one line (its
-comments misplaced; an empty one, ``[]``, as a block list) and a final newline is added when the file
-had none. In each case the data reads back as it was.
+comments misplaced; an empty one, ``[]``, as a block list), double-quoted texts come back with
+ruamel's escapes (``\\x07`` as ``\\a``, ``\\u00e9`` as ``é``), a block's indentation indicator may
+change, and a final newline is added when the file had none. In each case the data reads back as it
+was; a file whose data would not (a ``!!set``, ``!!pairs``) is refused by ``appended``.
 """
 
 from __future__ import annotations
@@ -224,11 +226,11 @@ def appended(text: str, key: str, item: Dict[str, Any], shown: str, blank_line: 
     text = text[len(mark) :].replace("\r\n", "\n").replace("\r", "\n")
     try:
         nodes = pyyaml.compose(text, Loader=pyyaml.SafeLoader)
+        before = pyyaml.safe_load(text)
         ends = [e.start_mark for e in pyyaml.parse(text) if isinstance(e, pyyaml.DocumentEndEvent) and e.explicit]
     except pyyaml.YAMLError as error:
         raise UsageError(f"{shown} is not a YAML file the grader reads ({_why(error)}).") from None
-    # a document ended by ... : the end and what follows it (comments round-trip mode would drop) are
-    # kept as they are, after the document
+    # a ... ending the document and what follows it (comments round-trip mode drops) are kept as they are
     end = ends[0].index if ends and ends[0] is not None else len(text)
     text, tail = text[:end], text[end:]
     items = _list_node(nodes, key)
@@ -254,9 +256,22 @@ def appended(text: str, key: str, item: Dict[str, Any], shown: str, blank_line: 
         new.yaml_set_start_comment("\n")  # a comment of no lines: the blank line before the item
     _keep_anchors(document)
     written = _dumped(writer, document)
+    if not _reads_back(before, written, key, item):
+        why = "round-trip mode would change what the file holds (a !!set or !!pairs, say)"
+        raise UsageError(f"{shown} cannot be rewritten with the new item: {why}: add it by hand.")
     # ruamel writes the blank lines among comments as line feeds whatever its line_break: every line
     # break is made the file's own here (a carriage return in a text is written as the escape \r)
     return mark + (written + tail).replace("\r\n", "\n").replace("\n", line_break)
+
+
+def _reads_back(before: Any, written: str, key: str, item: Dict[str, Any]) -> bool:
+    """PyYAML reads ``written`` as ``before`` with ``item`` last in ``key`` (by reprs: a NaN is one)."""
+    after = pyyaml.safe_load(written)
+    try:
+        new = after[key].pop()
+    except (TypeError, KeyError, AttributeError, IndexError):
+        return False
+    return repr(new) == repr(item) and repr(after) == repr(before)
 
 
 def _why(error: Any) -> str:
