@@ -294,3 +294,13 @@ def test_submit_warns_when_the_portal_does_not_say_it_took_them(tmp_path, capsys
     out, err = capsys.readouterr()
     assert "handed in with" not in out
     assert f"warning: the portal did not say it took ui.py with {game}: it may grade it with your latest" in err
+
+
+def test_no_token_or_password_the_portal_prints_starts_with_a_dash(roster):
+    # a token pasted after --token that starts with "-" reads as another option: submit then failed
+    # with "argument --token: expected one argument" (1 token in 64)
+    from grader.web import roster as accounts
+
+    secrets = [accounts.printable_secret(32) for _ in range(3000)] + [accounts.printable_secret(9) for _ in range(3000)]
+    assert not [secret for secret in secrets if secret.startswith("-")]
+    assert len({len(secret) for secret in secrets}) == 2  # the lengths token_urlsafe gives: nothing cut

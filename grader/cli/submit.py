@@ -76,7 +76,11 @@ def add_submit_parser(commands) -> None:
     )
     submit.add_argument("files", nargs="+", metavar="FILE", help="an exercise file to hand in")
     submit.add_argument("--server", required=True, metavar="URL", help="the portal's address (https://...)")
-    submit.add_argument("--token", help=f"your API token (default: the environment variable {TOKEN_VARIABLE})")
+    submit.add_argument(
+        "--token",
+        help=f"your API token (default: the environment variable {TOKEN_VARIABLE}); "
+        "one that starts with - goes as --token=TOKEN",
+    )
     submit.add_argument("--task", help="hand in the file as this task, whatever its name (one FILE only)")
     submit.add_argument("--wait", action="store_true", help="wait for the results and print them as check does")
     submit.add_argument(

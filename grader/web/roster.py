@@ -110,7 +110,7 @@ def import_roster(path: Path) -> RosterOutcome:
                 first, _, last = row["name"].partition(" ")
                 user.first_name, user.last_name = first, last.strip()
             if new:
-                password = secrets.token_urlsafe(9)
+                password = printable_secret(9)
                 user.set_password(password)
                 created.append((user.username, password))
             else:
@@ -119,6 +119,16 @@ def import_roster(path: Path) -> RosterOutcome:
             if new:  # the printed password is for once: the first sign-in asks for one of their own
                 FirstSignIn.objects.get_or_create(user=user)
     return RosterOutcome(tuple(created), tuple(updated))
+
+
+def printable_secret(nbytes: int) -> str:
+    """``secrets.token_urlsafe(nbytes)`` that does not start with ``-``: a token or password is
+    pasted after an option (``submit --token TOKEN``), where a leading dash reads as another option.
+    Drawing again costs the secret less than a bit (1 in 64 draws)."""
+    while True:
+        secret = secrets.token_urlsafe(nbytes)
+        if not secret.startswith("-"):
+            return secret
 
 
 def _users(usernames: Sequence[str]) -> dict:
@@ -154,7 +164,7 @@ def new_passwords(usernames: Sequence[str]) -> List[Tuple[str, str]]:
     issued = []
     with transaction.atomic():
         for name in usernames:
-            password = secrets.token_urlsafe(9)
+            password = printable_secret(9)
             found[name].set_password(password)
             found[name].save()
             FirstSignIn.objects.get_or_create(user=found[name])
@@ -166,7 +176,7 @@ def new_passwords(usernames: Sequence[str]) -> List[Tuple[str, str]]:
 
 def new_token(user) -> str:
     """A new API token for ``user`` (the previous one stops working), to be shown once."""
-    token = secrets.token_urlsafe(32)
+    token = printable_secret(32)
     ApiToken.objects.update_or_create(user=user, defaults={"digest": ApiToken.digest_of(token)})
     return token
 
