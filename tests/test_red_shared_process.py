@@ -282,18 +282,18 @@ def test_two_runs_at_once_cannot_meet_on_an_abstract_socket(runner, tmp_path):
 
 def test_a_file_that_takes_long_to_compile_is_compiled_for_each_case(runner, tmp_path):
     """A file with a large table in it takes time to compile, in each run's time: compiled once for
-    all the cases of a shared process, a later case would be accepted there and time out alone."""
+    all the cases of a shared process, a later case would take no time there (and be accepted where
+    it times out alone). Each case's own time is compared with what compiling the file takes here
+    (a tenth of it at least), never with a time limit, so that a loaded machine cannot tip a case
+    over a limit and decide the test."""
     table = ",".join(str(i * 7 % 1000003) for i in range(350_000))
     prog = program(tmp_path, f"TABLE = [{table}]\nprint(TABLE[int(input())])")
     started = time.monotonic()
     compile(prog.script.read_text(encoding="utf-8"), "main.py", "exec")
     compiling = time.monotonic() - started
-    runs = [(b"5\n", Limits(time_s=30), "seed-0")] + [
-        (b"7\n", Limits(time_s=compiling / 2), f"seed-{i}") for i in (1, 2)
-    ]
+    runs = [(b"5\n", Limits(time_s=60), "seed-0")] + [(b"7\n", Limits(time_s=60), f"seed-{i}") for i in (1, 2)]
     shared = runner.run_together(prog, runs)
-    alone = [runner.run(replace(prog, seed=seed), stdin, limits) for stdin, limits, seed in runs]
-    assert [r.timed_out for r in alone] == [False, True, True]
-    assert shared[0] is not None and shared[0].stdout == b"35\n"
-    for together, by_itself in zip(shared, alone):
-        assert together is None or (together.timed_out, together.stdout) == (by_itself.timed_out, by_itself.stdout)
+    assert all(result is not None for result in shared)
+    assert [result.stdout for result in shared] == [b"35\n", b"49\n", b"49\n"]
+    times = [result.time_s for result in shared]
+    assert min(times) >= compiling / 10, f"cases took {times} s where compiling alone takes {compiling:.2f} s"
