@@ -239,3 +239,19 @@ def test_import_writes_a_case_file_and_lists_what_was_left_out(tmp_path, capsys,
     # never overwritten silently
     assert main(["import", kind, str(folder), "--task", "imported", "--course", str(course)]) == 2
     assert "already exists" in capsys.readouterr().err
+
+
+def test_check_runs_without_the_yaml_writer_library(tmp_path):
+    # check only reads YAML: an interpreter without ruamel.yaml (the writer's library, as a Python
+    # where the grader's older dependencies were installed by hand) still grades and prints JSON
+    blocked = "import sys; sys.modules['ruamel'] = sys.modules['ruamel.yaml'] = None; "
+    run = "from grader.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    done = subprocess.run(
+        [sys.executable, "-c", blocked + run, "check", "solutions/nim_sum.py", "--json", "--report", str(tmp_path)],
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["tasks"][0]["verdict"] == "accepted"

@@ -16,7 +16,7 @@ import pytest
 import yaml
 from support import PROJECT
 
-from grader.authoring import student_kit
+from grader.authoring import kit_yaml
 from grader.authoring.kit_readme import MARKER
 from grader.authoring.yaml_writer import new_file
 from grader.cli.main import main
@@ -438,12 +438,12 @@ def test_a_kit_that_would_not_grade_as_the_course_is_not_written(tmp_path, capsy
     """The kit is loaded back before it is moved into place: a case file that lost a case stops it."""
     course = tiny_course(tmp_path / "course")
     shutil.copy(PROJECT / "testcases" / "exclusive_or.yaml", course / "testcases")
-    real = student_kit.public_case_file
+    real = kit_yaml.public_case_file
 
     def one_case_short(task, top, interactive):
         return real(replace(task, cases=task.cases[:-1]), top, interactive)
 
-    monkeypatch.setattr(student_kit, "public_case_file", one_case_short)
+    monkeypatch.setattr(kit_yaml, "public_case_file", one_case_short)
     assert main(["kit", str(tmp_path / "out"), "--course", str(course)]) == 2
     err = capsys.readouterr().err
     assert "does not read back" in err and "grader's fault" in err

@@ -27,7 +27,6 @@ from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 from grader import __version__
 from grader.authoring.kit_readme import MARKER, KitTask, readme_text
 from grader.authoring.kit_wheel import grader_wheel
-from grader.authoring.kit_yaml import public_case_file
 from grader.check.registry import GameChecker
 from grader.course.files import read_yaml
 from grader.course.layout import Course
@@ -107,6 +106,9 @@ def _public_cases(
     interactive = frozenset(
         name for name in context.checkers.names() if isinstance(context.checkers.get(name), GameChecker)
     )
+    # here, not at the top: check reads a kit through this module and never needs the YAML writer
+    from grader.authoring.kit_yaml import public_case_file
+
     files: Dict[str, bytes] = {}
     public: Dict[str, Task] = {}
     notes: List[str] = []

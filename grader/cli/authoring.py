@@ -10,9 +10,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from grader.authoring.add_case import add_case
-from grader.authoring.import_cms import import_cms
-from grader.authoring.import_kattis import import_kattis
 from grader.cli.grading_setup import course_folder, default_course, grading_context, interpreter_version
 from grader.course.layout import Course
 from grader.errors import UsageError
@@ -22,6 +19,8 @@ from grader.safe_text import plural
 def add_case_command(args) -> int:
     """Append a case to ``testcases/<task>.yaml``; show its input and the expected answer, and warn
     (on standard error, exit status still 0) when a hidden case's given name states either."""
+    from grader.authoring.add_case import add_case  # the YAML writer (ruamel.yaml) only where a file is written
+
     course = course_folder(args.course)
     interpreter_version(args.python)
     case_input = args.input.replace("\\n", "\n")
@@ -44,6 +43,9 @@ def add_case_command(args) -> int:
 
 def import_command(args) -> int:
     """Convert ``args.folder`` and write it as a test case file; list what was not carried over."""
+    from grader.authoring.import_cms import import_cms  # the YAML writer only where a file is written
+    from grader.authoring.import_kattis import import_kattis
+
     convert = {"cms": import_cms, "kattis": import_kattis}[args.kind]
     result = convert(Path(args.folder), args.task)
     course = Course(Path(args.course)) if args.course else default_course()  # a new course folder is fine here
