@@ -9,13 +9,16 @@ from support import COURSE, PROJECT
 
 from grader.course.course_checkers import course_checkers
 from grader.course.loader import load_course
+from grader.course.reference import with_answers
 from grader.grade.grading import GradingContext, grade_file
 
 
 @pytest.fixture(scope="session")
-def course():
-    """The project's tasks by id."""
-    return load_course(PROJECT)
+def course(context):
+    """The project's tasks by id, loaded once and their generated cases answered once by the
+    reference solutions (``grade_file`` answers only what is still unanswered, so a test that grades
+    a task of this fixture runs no reference solution)."""
+    return {task_id: with_answers(task, context) for task_id, task in load_course(PROJECT).items()}
 
 
 @pytest.fixture(scope="session")
@@ -74,6 +77,47 @@ def postgres():
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def django_site(tmp_path_factory, portal_database):
+    """The one Django configuration of this test process (Django is configured once per process):
+    the portal on the project's course, a data folder of the session's, the session's database
+    migrated once. Passwords are hashed with a fast hasher here (PBKDF2 costs a quarter of a second
+    of CPU a hash, by design); tests/live/test_portal_accounts.py proves that ``serve`` uses the real one.
+    Out: the data folder."""
+    pytest.importorskip("django", reason="the portal needs the web extra (Django, Python 3.10+)")
+    from django.test.utils import override_settings
+
+    from grader.web.server import prepare
+
+    data = tmp_path_factory.mktemp("portal-data")
+    prepare(data, PROJECT, portal_database.url)
+    fast = override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"])
+    fast.enable()
+    yield data
+    fast.disable()
+
+
+@pytest.fixture(scope="session")
+def grade_queue(context):
+    """grade_queue() → how many submissions of the portal's queue were graded: here, one at a time,
+    on the session's runner (``support.grade_portal_queue``)."""
+    from support import grade_portal_queue
+
+    return lambda: grade_portal_queue(context.runner)
+
+
+@pytest.fixture(scope="session")
+def mistake_signatures(context, _signature_home):
+    """Every task's known-mistake signatures, made once for the session where ``verify``, ``grade``
+    and the portal look for them (``$XDG_CACHE_HOME``, the session's folder: see below): no test
+    pays for making them inside its own time. tests/grading/test_known_mistakes.py still makes
+    them, for a course of one known-wrong file. Out: the signatures by task id."""
+    from grader.authoring.mistake_signatures import course_signatures
+
+    folder = _signature_home / "nim-grader" / "mistakes"
+    return course_signatures(PROJECT, list(load_course(PROJECT).values()), context, folder)
 
 
 @pytest.fixture(scope="session")

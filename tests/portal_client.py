@@ -49,15 +49,9 @@ def api_get(user: str, path: str):
     return Client().get(path, HTTP_AUTHORIZATION=f"Token {token}").json()
 
 
-def set_up_portal(folder, database_url, roster_csv: str) -> None:
-    """Configure the process's portal (once: the first call's data folder counts) on the course, import
-    ``roster_csv`` and mark every password as chosen, so no page leads to the password change.
-    ``folder``: a fresh folder of the calling module; ``database_url``: ``portal_database.url``."""
-    from support import PROJECT
-
-    from grader.web.server import prepare
-
-    prepare(folder / "portal-data", PROJECT, database_url)
+def set_up_portal(folder, roster_csv: str) -> None:
+    """Import ``roster_csv`` (written into ``folder``, a module's own) into the session's portal
+    (``django_site``) and mark every password as chosen, so no page leads to the password change."""
     from grader.web import roster as accounts
     from grader.web.models import FirstSignIn
 
@@ -65,15 +59,3 @@ def set_up_portal(folder, database_url, roster_csv: str) -> None:
     path.write_text(roster_csv)
     accounts.import_roster(path)
     FirstSignIn.objects.all().delete()
-
-
-def clear_portal() -> None:
-    """Nothing left in the process's database by another test: no submission, limit, setting,
-    extension or adjustment."""
-    from grader.web.models import Adjustment, CourseSetting, Extension, Submission, TaskPolicy
-
-    Adjustment.objects.all().delete()
-    Extension.objects.all().delete()
-    Submission.objects.all().delete()
-    TaskPolicy.objects.all().delete()
-    CourseSetting.objects.all().delete()

@@ -1,0 +1,91 @@
+"""One file, the same marks on every path: ``check``, ``grade`` and the portal apply one rule (after
+a task's second time-out its other cases are not run), and ``--all`` runs every case on both
+commands."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import sys
+
+from support import PROJECT, mutate
+
+from grader.cli.main import main
+
+# exclusive_or loops when its first bit is 0 (cases "0 0" and the hidden "0 1"), and is right otherwise
+LOOPS = mutate("exclusive_or", "    if a == b:\n", "    while a == 0:\n        pass\n    if a == b:\n")
+TASK = "exclusive_or"
+
+
+def one_task_course(tmp_path):
+    """A course of exclusive_or alone (a class run starts by reading every task's known mistakes)."""
+    course = tmp_path / "course"
+    if not course.exists():
+        for part in (f"testcases/{TASK}.yaml", f"solutions/{TASK}.py", f"exercises/{TASK}.py"):
+            (course / part).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(PROJECT / part, course / part)
+    return course
+
+
+def check_score(tmp_path, *options) -> float:
+    path = tmp_path / "mine" / f"{TASK}.py"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(LOOPS, encoding="utf-8")
+    out = tmp_path / "check.json"
+    with out.open("w") as sink:
+        stdout, sys.stdout = sys.stdout, sink
+        try:
+            main(
+                [
+                    "check",
+                    str(path),
+                    "--json",
+                    "--report",
+                    str(tmp_path / "report"),
+                    "--course",
+                    str(one_task_course(tmp_path)),
+                    *options,
+                ]
+            )
+        finally:
+            sys.stdout = stdout
+    return json.loads(out.read_text())["tasks"][0]["score"]
+
+
+def grade_score(tmp_path, *options) -> float:
+    room = tmp_path / "class"
+    (room / "ann").mkdir(parents=True, exist_ok=True)
+    (room / "ann" / f"{TASK}.py").write_text(LOOPS, encoding="utf-8")
+    out = tmp_path / ("out" + "".join(options))
+    main(
+        ["grade", str(room), "--out", str(out), "--course", str(PROJECT), "--allow-unprotected", "--no-cache", *options]
+    )
+    with (out / "gradebook.csv").open(newline="") as book:
+        (row,) = list(csv.DictReader(book))
+    return float(row[TASK])
+
+
+def test_check_and_grade_give_a_looping_file_the_same_marks_and_all_runs_every_case(tmp_path):
+    quick = check_score(tmp_path)
+    assert quick == grade_score(tmp_path)
+    everything = check_score(tmp_path, "--all")
+    assert everything == grade_score(tmp_path, "--all")
+    assert quick < everything  # the rule matters here: the cases after the second time-out earn nothing
+
+
+def test_the_portal_gives_the_same_marks_as_check(tmp_path, django_site, grade_queue):
+    from django.db import transaction
+    from portal_client import api_hand_in
+
+    from grader.web import roster as accounts
+    from grader.web.models import Submission
+
+    roster = tmp_path / "roster.csv"
+    roster.write_text("username,role\nsam,student\n")
+    with transaction.atomic():  # the session's one portal: nothing of this test stays for others
+        accounts.import_roster(roster)
+        number = api_hand_in("sam", TASK, LOOPS)
+        grade_queue()
+        assert Submission.objects.get(id=number).score == check_score(tmp_path)
+        transaction.set_rollback(True)

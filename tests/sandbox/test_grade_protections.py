@@ -1,0 +1,63 @@
+"""``grade`` never marks a class with a weaker sandbox than it says, nor without being told to."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from grader.cli import main as cli
+from grader.run.forkserver import ForkServerRunner
+
+PROJECT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def classroom(tmp_path):
+    student = tmp_path / "class" / "ada"
+    student.mkdir(parents=True)
+    shutil.copyfile(PROJECT / "solutions" / "exclusive_or.py", student / "exclusive_or.py")
+    return tmp_path / "class"
+
+
+@pytest.fixture
+def without_network(monkeypatch):
+    """A machine whose sandbox cannot cut the network (as without bubblewrap)."""
+    real = ForkServerRunner.protections
+
+    def weaker(self, python):
+        return replace(real(self, python), no_network=False)
+
+    monkeypatch.setattr(ForkServerRunner, "protections", weaker)
+
+
+def test_grade_refuses_a_class_without_every_protection(classroom, tmp_path, capsys, without_network):
+    out = tmp_path / "marks"
+    assert cli.main(["grade", str(classroom), "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert "no network" in error and "--allow-unprotected" in error and "Traceback" not in error
+    assert not (out / "gradebook.csv").exists()
+
+
+def test_grade_goes_on_when_told_and_the_reports_say_what_was_missing(
+    classroom, tmp_path, without_network, mistake_signatures
+):
+    out = tmp_path / "marks"
+    assert cli.main(["grade", str(classroom), "--out", str(out), "--allow-unprotected"]) in (0, 1)
+    page = (out / "ada" / "index.html").read_text(encoding="utf-8")
+    assert "not available here:" in page and "no network" in page.split("not available here:")[1]
+
+
+def test_a_worker_with_fewer_protections_than_the_grading_machine_refuses(without_network):
+    """A Dask or process-pool worker never grades with less than the reports' header claims."""
+    from grader.errors import GraderError
+    from grader.grade.unit_of_work import StudentWork, WorkerSetup, grade_remote
+    from grader.run.sandbox import Protections
+
+    everything = Protections(**{name: True for name in Protections.__dataclass_fields__ if name != "note"})
+    setup = WorkerSetup(course=str(PROJECT), python=sys.executable, jobs=1, task_ids=(), protections=everything)
+    with pytest.raises(GraderError, match="lacks protections the grading machine has .*no network"):
+        grade_remote(setup, StudentWork(student="ada", tasks=(), files={}, known={}))

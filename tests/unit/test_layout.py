@@ -1,0 +1,142 @@
+"""The layout of grader/ keeps its promises (docs/architecture.md): stages import only downward, no
+import circle, small files, few modules loose at the top."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Dict, Set
+
+PACKAGE = Path(__file__).resolve().parents[2] / "grader"
+# From the bottom up; a package may import its own modules and those of any package below it.
+FLOORS = (
+    ("model", "errors", "safe_text", "marks", "counting"),
+    ("submission", "run", "check"),
+    ("nim",),
+    ("course",),
+    ("grade",),
+    ("report",),
+    ("classrun",),
+    ("authoring",),
+    ("web",),
+    ("cli",),
+    ("pytest_plugin", "__main__"),
+)
+FLOOR = {name: number for number, names in enumerate(FLOORS) for name in names}
+# Run in the fork server, never imported by the grader: they import only the standard library.
+STANDALONE = {"grader.run.zygote", "grader.run.zygote_isolation", "grader.run.seeded_randomness"}
+STANDALONE |= {"grader.run.rule_guard", "grader.run.rule_tree", "grader.run.rule_checks"}
+STANDALONE |= {"grader.run.child_program", "grader.run.case_loop"}
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports() -> Dict[str, Set[str]]:
+    """Every grader module and the grader modules it imports (at any depth of its code)."""
+    found: Dict[str, Set[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        names: Set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "grader":
+                for alias in node.names:
+                    candidate = f"{node.module}.{alias.name}"
+                    is_module = (PACKAGE.parent / (candidate.replace(".", "/") + ".py")).is_file()
+                    names.add(candidate if is_module else node.module)
+            elif isinstance(node, ast.Import):
+                names.update(a.name for a in node.names if a.name.split(".")[0] == "grader")
+        found[_module(path)] = {name for name in names if name != "grader"}
+    return found
+
+
+def _stage(module: str) -> str:
+    return module.split(".")[1] if "." in module else ""
+
+
+def test_stages_import_only_downward():
+    upward = []
+    for module, imported in _imports().items():
+        if not _stage(module):
+            continue  # the package's face
+        for name in imported:
+            if FLOOR[_stage(name)] > FLOOR[_stage(module)]:
+                upward.append(f"{module} imports {name}")
+    assert not upward, "imports that run back up:\n" + "\n".join(sorted(upward))
+
+
+def test_the_portal_shares_grade_and_report_and_nothing_of_the_class_run():
+    """The portal grades a submission as the unit ``grade`` makes per student (``grade/``) and
+    exports what ``grade`` exports (``report/``); the class run's own machinery is not its."""
+    found = [
+        f"{module} imports {name}"
+        for module, imported in _imports().items()
+        if _stage(module) == "web"
+        for name in imported
+        if _stage(name) == "classrun"
+    ]
+    assert not found, "\n".join(sorted(found))
+
+
+def test_every_module_is_on_a_floor():
+    stages = {_stage(module) for module in _imports() if _stage(module)}
+    assert stages <= set(FLOOR), f"place these in FLOORS and docs/architecture.md: {sorted(stages - set(FLOOR))}"
+
+
+def test_no_import_circle():
+    graph = _imports()
+    state: Dict[str, int] = {}  # 1: on the current path, 2: done
+
+    def visit(module: str, path: list) -> None:
+        state[module] = 1
+        for name in sorted(graph.get(module, ())):
+            if state.get(name) == 1:
+                raise AssertionError("an import circle: " + " -> ".join(path[path.index(name) :] + [name]))
+            if name in graph and state.get(name) is None:
+                visit(name, path + [name])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if state.get(module) is None:
+            visit(module, [module])
+
+
+def test_the_fork_server_modules_import_nothing_of_the_grader():
+    graph = _imports()
+    assert {module: graph[module] for module in STANDALONE} == {module: set() for module in STANDALONE}
+
+
+def test_modules_are_small_and_few_are_loose_at_the_top():
+    long = {
+        str(path.relative_to(PACKAGE.parent)): lines
+        for path in PACKAGE.rglob("*.py")
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > 400
+    }
+    assert not long, f"modules over 400 lines: {long}"
+    loose = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert len(loose) <= 8, f"modules loose at the top of grader/: {loose}"
+
+
+def test_the_architecture_page_names_every_module_and_no_other():
+    """docs/architecture.md's module table matches the tree: a row names a module by its path, or by
+    its bare file name after a path in the same cell (``grader/run/execute.py``, ``streams.py``)."""
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = page[page.index("| module | owns |") :].split("\n\n", 1)[0]
+    named = set()
+    for row in table.splitlines()[2:]:
+        cell = row.split("|")[1]
+        folder = ""
+        for name in (part.strip(" `") for part in cell.split(",")):
+            if name.startswith("grader/"):
+                folder = name.rsplit("/", 1)[0]
+                named.add(name)
+            elif name.endswith(".py"):
+                named.add(f"{folder}/{name}")
+    modules = {
+        path.relative_to(PACKAGE.parent).as_posix()
+        for path in PACKAGE.rglob("*.py")
+        if path.name != "__init__.py" and "migrations" not in path.parts  # Django writes those
+    }
+    assert sorted(modules - named) == [], "modules the architecture page's table leaves out"
+    assert sorted(named - modules - {"grader/report/templates/"}) == [], "rows naming modules that do not exist"
