@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from grader.authoring.known_wrong import read_wrong_solution
 from grader.authoring.verify import JUNK, check_wrong_solution, grade_until_decided, wrong_solutions
+from grader.authoring.wrong_says import says_problems
 from grader.course.course_checkers import course_checkers
 from grader.course.layout import Course
 from grader.course.loader import load_task
@@ -86,7 +88,7 @@ class TaskFile(pytest.File):
             )
         for label, text in JUNK.items():
             yield JunkItem.from_parent(self, name=f"{label} is rejected", task=task, text=text, context=context)
-        for wrong in wrong_solutions(course, task.id):
+        for wrong in wrong_solutions(course, task.id) + _not_compiling(layout, task.id):
             yield WrongItem.from_parent(
                 self,
                 name=f"known-wrong {wrong.path.name} is rejected as declared",
@@ -181,8 +183,17 @@ class JunkItem(pytest.Item):
         return self.path, None, f"{self.task.id}: {self.name}"
 
 
+def _not_compiling(layout: Course, task_id: str) -> list:
+    """The known-wrong files named <mistake>.py.txt: files that must not compile (a Python 2
+    print), kept out of linters' way; ``verify`` grades .py files only, so these items do."""
+    folder = layout.wrong(task_id)
+    return [read_wrong_solution(task_id, path) for path in sorted(folder.glob("*.py.txt"))] if folder.is_dir() else []
+
+
 class WrongItem(pytest.Item):
-    """A known-wrong solution in solutions/wrong/<task>/ gets the verdict its header declares."""
+    """A known-wrong solution in solutions/wrong/<task>/ gets the verdict its header declares, and
+    the first case it fails says what its header's ``says`` declares (``authoring/wrong_says.py``).
+    A header's ``xfail`` makes the second a strict expected failure."""
 
     def __init__(self, *, task, wrong, course: Path, context: GradingContext, **kwargs):
         super().__init__(**kwargs)
@@ -195,6 +206,13 @@ class WrongItem(pytest.Item):
             problems = check_wrong_solution(self.task, self.wrong, result)
         if problems:
             raise CaseFailure("\n".join(problems))
+        said = says_problems(self.task, self.wrong, self.course, self.context)
+        if self.wrong.xfail:
+            if not said:
+                raise CaseFailure(f"{self.wrong.path} now says what its header declares: remove its '# xfail:' line")
+            pytest.xfail(self.wrong.xfail)
+        if said:
+            raise CaseFailure("\n".join(said))
 
     def repr_failure(self, excinfo):
         if excinfo.errisinstance(CaseFailure):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 
 import pytest
@@ -118,6 +119,20 @@ def mistake_signatures(context, _signature_home):
 
     folder = _signature_home / "nim-grader" / "mistakes"
     return course_signatures(PROJECT, list(load_course(PROJECT).values()), context, folder)
+
+
+@pytest.fixture(scope="session")
+def course_without_known_wrong(tmp_path_factory):
+    """A copy of the project's course without ``solutions/wrong/``: every task, case, reference
+    solution and stub, and no known mistake to recognise, so ``grade`` on it makes no signatures.
+    For tests of running and grading a class, not of diagnoses. Out: the course folder."""
+    folder = tmp_path_factory.mktemp("course") / "course"
+    for part in ("testcases", "exercises"):
+        shutil.copytree(PROJECT / part, folder / part)
+    shutil.copytree(PROJECT / "solutions", folder / "solutions", ignore=shutil.ignore_patterns("wrong"))
+    if (PROJECT / "checkers.py").is_file():
+        shutil.copy(PROJECT / "checkers.py", folder)
+    return folder
 
 
 @pytest.fixture(scope="session")

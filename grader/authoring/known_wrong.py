@@ -4,8 +4,8 @@ In: a task id and the path of a known-wrong solution. Out: a ``WrongSolution`` w
 declares, or with ``header_problem``, a sentence saying what is wrong with the header (the file
 cannot be read, a line is not ``# key: value`` with a known key, a key comes twice, a value is
 malformed). ``verify`` and the pytest plugin grade with the verdict and caught-by, ``verify`` looks
-at the hints shown to it with ``hints``; the test suite's message check (tests/test_submissions.py)
-uses the other keys.
+at the hints shown to it with ``hints``; the plugin's message check (``wrong_says``) uses the other
+keys.
 
 The header is the comment lines at the top of the file, up to the first line that is not a comment.
 Each is ``# key: value``, with a key of ``KEYS`` (in any letter case, each at most once); a list

@@ -196,12 +196,14 @@ def test_an_index_error_not_by_row_gets_no_row_advice(grade):
 # -- "not handed in" is its own result ----------------------------------------------------------
 
 
-def test_a_missing_file_is_not_handed_in_in_the_page_json_and_gradebook(tmp_path, capsys, course, mistake_signatures):
+def test_a_missing_file_is_not_handed_in_in_the_page_json_and_gradebook(
+    tmp_path, capsys, course, course_without_known_wrong
+):
     room = tmp_path / "class"
     (room / "ann").mkdir(parents=True)
     (room / "ann" / "exclusive_or.py").write_text(solution("exclusive_or"), encoding="utf-8")
     out = tmp_path / "out"
-    main(["grade", str(room), "--out", str(out), "--course", str(PROJECT), "--allow-unprotected"])
+    main(["grade", str(room), "--out", str(out), "--course", str(course_without_known_wrong), "--allow-unprotected"])
     capsys.readouterr()
     missing_path = str(room / "ann" / "nim_sum.py")
 

@@ -101,6 +101,21 @@ def signed_in_as(visitor) -> str:
     return found.group(1) if found else ""
 
 
+def test_serve_keeps_passwords_with_djangos_slow_hasher_not_the_tests_fast_one(portal):
+    """The portal's own settings hash with PBKDF2 at Django's iterations (the in-process tests swap
+    in a fast hasher: ``django_site`` in tests/conftest.py): a password chosen through ``serve`` and
+    the one-time password of ``users import`` are both kept that way."""
+    from django.contrib.auth.hashers import PBKDF2PasswordHasher
+
+    _, _, tables, _ = portal
+    kept = dict(tables.run("SELECT username, password FROM auth_user WHERE username IN ('ann', 'margaret')"))
+    assert set(kept) == {"ann", "margaret"}
+    for name, encoded in kept.items():
+        algorithm, iterations, _salt, _hash = encoded.split("$")
+        assert algorithm == "pbkdf2_sha256", f"{name}: {algorithm}"
+        assert int(iterations) >= PBKDF2PasswordHasher.iterations, f"{name}: {iterations} iterations"
+
+
 def test_weak_passwords_are_refused_at_password_with_djangos_sentences(portal):
     url, first, _, _ = portal
     visitor = Visitor(url)

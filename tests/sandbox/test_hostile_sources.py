@@ -120,7 +120,7 @@ def test_check_reports_a_deep_file_as_a_syntax_error(tmp_path, capsys):
     assert "Python cannot compile your file" in cases[0]["message"]
 
 
-def test_a_deep_file_in_a_class_costs_that_task_only(tmp_path, capsys, mistake_signatures):
+def test_a_deep_file_in_a_class_costs_that_task_only(tmp_path, capsys, course_without_known_wrong):
     student = tmp_path / "class" / "ann"
     student.mkdir(parents=True)
     for path in (PROJECT / "solutions").glob("*.py"):
@@ -128,7 +128,10 @@ def test_a_deep_file_in_a_class_costs_that_task_only(tmp_path, capsys, mistake_s
     (student / "nim_sum.py").write_text(_deep_file())
     (student / "bin_num.py").write_text("x = a" + ".b" * 50000 + "\n")
     out = tmp_path / "out"
-    assert main(["grade", str(tmp_path / "class"), "--out", str(out), "--no-cache", "--allow-unprotected"]) == 1
+    course = ["--course", str(course_without_known_wrong)]
+    assert (
+        main(["grade", str(tmp_path / "class"), "--out", str(out), *course, "--no-cache", "--allow-unprotected"]) == 1
+    )
     capsys.readouterr()
     row = next(csv.DictReader((out / "gradebook.csv").open()))
     assert row["nim_sum"] == row["bin_num"] == "0"

@@ -68,7 +68,7 @@ def test_the_same_file_gets_the_same_marks_twice_and_repeats_differ(tmp_path, co
     assert Verdict.ACCEPTED in verdicts[0] and Verdict.WRONG_ANSWER in verdicts[0]
 
 
-def test_two_fresh_gradings_of_a_class_give_identical_gradebooks(tmp_path, mistake_signatures):
+def test_two_fresh_gradings_of_a_class_give_identical_gradebooks(tmp_path, course_without_known_wrong):
     for name in ("ann", "ben", "cat"):
         folder = tmp_path / "class" / name
         folder.mkdir(parents=True)
@@ -77,7 +77,8 @@ def test_two_fresh_gradings_of_a_class_give_identical_gradebooks(tmp_path, mista
     books = []
     for run in ("first", "second"):
         out = tmp_path / run
-        main(["grade", str(tmp_path / "class"), "--out", str(out), "--no-cache", "--allow-unprotected"])
+        course = ["--course", str(course_without_known_wrong)]
+        main(["grade", str(tmp_path / "class"), "--out", str(out), *course, "--no-cache", "--allow-unprotected"])
         books.append((out / "gradebook.csv").read_bytes())
     assert books[0] == books[1]
     assert books[0].count(b"\n") == 4  # the header and three students
