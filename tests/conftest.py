@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import shutil
 import sys
 
 import pytest
-from support import COURSE, PROJECT
+from support import COURSE, PROJECT, course_of
 
 from grader.course.course_checkers import course_checkers
 from grader.course.loader import load_course
@@ -126,13 +125,7 @@ def course_without_known_wrong(tmp_path_factory):
     """A copy of the project's course without ``solutions/wrong/``: every task, case, reference
     solution and stub, and no known mistake to recognise, so ``grade`` on it makes no signatures.
     For tests of running and grading a class, not of diagnoses. Out: the course folder."""
-    folder = tmp_path_factory.mktemp("course") / "course"
-    for part in ("testcases", "exercises"):
-        shutil.copytree(PROJECT / part, folder / part)
-    shutil.copytree(PROJECT / "solutions", folder / "solutions", ignore=shutil.ignore_patterns("wrong"))
-    if (PROJECT / "checkers.py").is_file():
-        shutil.copy(PROJECT / "checkers.py", folder)
-    return folder
+    return course_of(tmp_path_factory.mktemp("course") / "course")
 
 
 @pytest.fixture(scope="session")

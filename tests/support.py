@@ -25,6 +25,33 @@ def mutate(task_id: str, old: str, new: str) -> str:
     return text.replace(old, new)
 
 
+def course_of(folder: Path, task_ids: Sequence[str] = (), known_wrong: bool = False) -> Path:
+    """A course folder at ``folder`` made of the project's tasks ``task_ids`` (every task when empty):
+    each task's case file and its data folder, reference solution and stub, and with ``known_wrong``
+    its known-wrong solutions. Without them a class run makes no signatures. Out: ``folder``."""
+    for task_id in task_ids or COURSE.task_ids():
+        parts = [
+            f"testcases/{task_id}.yaml",
+            f"testcases/{task_id}",
+            f"solutions/{task_id}.py",
+            f"exercises/{task_id}.py",
+        ]
+        if known_wrong:
+            parts.append(f"solutions/wrong/{task_id}")
+        for part in parts:
+            source, target = PROJECT / part, folder / part
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if source.is_dir():
+                shutil.copytree(source, target)
+            elif source.is_file():
+                shutil.copy(source, target)
+    for folder_name in ("testcases", "solutions", "exercises"):
+        (folder / folder_name).mkdir(parents=True, exist_ok=True)
+    if (PROJECT / "checkers.py").is_file():
+        shutil.copy(PROJECT / "checkers.py", folder)
+    return folder
+
+
 def legal_moves(board: Sequence[int]) -> List[Tuple[int, int]]:
     """Every legal move (row from 1, elements taken), in row order: the brute-force oracle."""
     return [(row, taken) for row, size in enumerate(board, start=1) for taken in range(1, size + 1)]

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import io
-import shutil
 import sys
 import threading
 
-from support import PROJECT
+from support import course_of
 
 from grader.classrun.grade_class import grade_class
 from grader.classrun.progress import Progress
@@ -48,13 +47,7 @@ class InFlightRunner:
 
 
 def _one_task_course(tmp_path):
-    course = tmp_path / "course"
-    for folder in ("testcases", "exercises", "solutions"):
-        (course / folder).mkdir(parents=True)
-    shutil.copy(PROJECT / "testcases" / "exclusive_or.yaml", course / "testcases")
-    shutil.copy(PROJECT / "exercises" / "exclusive_or.py", course / "exercises")
-    shutil.copy(PROJECT / "solutions" / "exclusive_or.py", course / "solutions")
-    return course
+    return course_of(tmp_path / "course", ["exclusive_or"])
 
 
 def _grade_slow_class(tmp_path, context, students):

@@ -7,14 +7,13 @@ from __future__ import annotations
 import csv
 import io
 import os
-import shutil
 import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from support import PROJECT, solution
+from support import PROJECT, course_of, solution
 
 from grader.classrun.folders import scan_class
 from grader.classrun.progress import Progress
@@ -32,15 +31,12 @@ FORMULAS = ['=HYPERLINK("x","y")', "+1+2", "-3+4", "@SUM(1)"]
 @pytest.fixture
 def course(tmp_path) -> Path:
     """A course of one quick task, exclusive_or, whose first case's name starts like a formula."""
-    course = tmp_path / "course"
-    for folder in ("testcases", "exercises", "solutions"):
-        (course / folder).mkdir(parents=True)
-    text = (PROJECT / "testcases" / "exclusive_or.yaml").read_text(encoding="utf-8")
-    (course / "testcases" / "exclusive_or.yaml").write_text(
+    course = course_of(tmp_path / "course", ["exclusive_or"])
+    case_file = course / "testcases" / "exclusive_or.yaml"
+    text = case_file.read_text(encoding="utf-8")
+    case_file.write_text(
         text.replace("  - name: 0 xor 0 is 0\n", "  - name: '=1+1 0 xor 0 is 0'\n", 1), encoding="utf-8"
     )
-    shutil.copy(PROJECT / "exercises" / "exclusive_or.py", course / "exercises")
-    shutil.copy(PROJECT / "solutions" / "exclusive_or.py", course / "solutions")
     return course
 
 

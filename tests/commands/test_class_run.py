@@ -10,7 +10,6 @@ import csv
 import io
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -19,7 +18,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
-from support import PROJECT, solution
+from support import PROJECT, course_of, solution
 
 from grader.classrun.grade_class import grade_class
 from grader.classrun.progress import Progress
@@ -39,15 +38,10 @@ FLOODS = "while True:\n    print('x' * 1000)\n"
 @pytest.fixture
 def small_course(tmp_path):
     """A course folder holding only the exclusive_or task (and its stub and solution)."""
-    course = tmp_path / "course"
-    for folder in ("testcases", "exercises", "solutions"):
-        (course / folder).mkdir(parents=True)
-    yaml_text = (PROJECT / "testcases" / "exclusive_or.yaml").read_text(encoding="utf-8")
-    (course / "testcases" / "exclusive_or.yaml").write_text(
-        yaml_text.replace("task: exclusive_or", "task: exclusive_or\ntime_limit: 0.5")
-    )
-    shutil.copy(PROJECT / "exercises" / "exclusive_or.py", course / "exercises")
-    shutil.copy(PROJECT / "solutions" / "exclusive_or.py", course / "solutions")
+    course = course_of(tmp_path / "course", ["exclusive_or"])
+    case_file = course / "testcases" / "exclusive_or.yaml"
+    yaml_text = case_file.read_text(encoding="utf-8")
+    case_file.write_text(yaml_text.replace("task: exclusive_or", "task: exclusive_or\ntime_limit: 0.5"))
     return course
 
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
 import sys
 
-from support import PROJECT, mutate
+from support import PROJECT, course_of, mutate
 
 from grader.cli.main import main
 
@@ -21,11 +20,7 @@ TASK = "exclusive_or"
 def one_task_course(tmp_path):
     """A course of exclusive_or alone (a class run starts by reading every task's known mistakes)."""
     course = tmp_path / "course"
-    if not course.exists():
-        for part in (f"testcases/{TASK}.yaml", f"solutions/{TASK}.py", f"exercises/{TASK}.py"):
-            (course / part).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(PROJECT / part, course / part)
-    return course
+    return course if course.exists() else course_of(course, [TASK])
 
 
 def check_score(tmp_path, *options) -> float:

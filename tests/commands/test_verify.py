@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from support import PROJECT, mutate
+from support import PROJECT, course_of, mutate
 
 from grader.authoring.known_wrong import read_wrong_solution
 from grader.authoring.verify import limit_problems
@@ -22,12 +22,8 @@ ONE_ONE = "hidden case 2"
 @pytest.fixture
 def course(tmp_path):
     """A course with exclusive_or only: its cases, solution, stub and two known-wrong solutions."""
-    root = tmp_path / "course"
-    for folder in ("testcases", "solutions", "exercises", "solutions/wrong/exclusive_or"):
-        (root / folder).mkdir(parents=True)
-    shutil.copy(PROJECT / "testcases" / "exclusive_or.yaml", root / "testcases")
-    shutil.copy(PROJECT / "solutions" / "exclusive_or.py", root / "solutions")
-    shutil.copy(PROJECT / "exercises" / "exclusive_or.py", root / "exercises")
+    root = course_of(tmp_path / "course", ["exclusive_or"])
+    (root / "solutions" / "wrong" / "exclusive_or").mkdir(parents=True)
     wrong = root / "solutions" / "wrong" / "exclusive_or"
     (wrong / "inclusive.py").write_text(
         f"# Mistake: inclusive or\n# verdict: wrong_answer\n# caught-by: {ONE_ONE}\n" + INCLUSIVE

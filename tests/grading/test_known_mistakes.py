@@ -11,7 +11,7 @@ import subprocess
 import sys
 from typing import Sequence, Tuple
 
-from support import PROJECT, mutate, solution
+from support import PROJECT, course_of, mutate, solution
 
 from grader.authoring.known_wrong import read_wrong_solution
 from grader.authoring.mistake_signatures import stored_signatures
@@ -182,16 +182,9 @@ def test_grade_lists_the_common_mistake_with_the_students(tmp_path, monkeypatch)
     The one test that makes signatures (the session's are made once, by ``mistake_signatures``):
     for the smallest course there is, one task with one known-wrong file."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    course = tmp_path / "course"
-    for part in (
-        "testcases/nim_sum.yaml",
-        "solutions/nim_sum.py",
-        "exercises/nim_sum.py",
-        "solutions/wrong/nim_sum/adds_the_rows.py",
-    ):
-        (course / part).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(PROJECT / part, course / part)
-    shutil.copytree(PROJECT / "testcases" / "nim_sum", course / "testcases" / "nim_sum")  # its input files
+    course = course_of(tmp_path / "course", ["nim_sum"])
+    (course / "solutions" / "wrong" / "nim_sum").mkdir(parents=True)
+    shutil.copy(PROJECT / "solutions/wrong/nim_sum/adds_the_rows.py", course / "solutions/wrong/nim_sum")
     room = tmp_path / "class"
     files = {
         "ann": mutate("nim_sum", "total = total ^ row", "total = total + row"),

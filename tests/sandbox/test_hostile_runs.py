@@ -16,7 +16,7 @@ import uuid
 from dataclasses import replace
 
 import pytest
-from support import PROJECT, solution
+from support import PROJECT, course_of, solution
 
 from grader.check.guard import GuardedSession
 from grader.cli.main import main
@@ -91,13 +91,7 @@ def test_check_exits_1_for_unreadable_output(tmp_path):
 
 
 def test_a_class_run_keeps_the_other_tasks_of_a_student_with_unreadable_output(tmp_path):
-    course = tmp_path / "course"
-    for folder in ("testcases", "exercises", "solutions"):
-        (course / folder).mkdir(parents=True)
-    for task in ("exclusive_or", "nim_sum"):
-        for folder, suffix in (("testcases", ".yaml"), ("exercises", ".py"), ("solutions", ".py")):
-            shutil.copy(PROJECT / folder / f"{task}{suffix}", course / folder)
-    shutil.copytree(PROJECT / "testcases" / "nim_sum", course / "testcases" / "nim_sum")
+    course = course_of(tmp_path / "course", ["exclusive_or", "nim_sum"])
     student = tmp_path / "class" / "eve"
     student.mkdir(parents=True)
     (student / "exclusive_or.py").write_text(solution("exclusive_or"), encoding="utf-8")
