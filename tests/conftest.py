@@ -110,14 +110,20 @@ def grade_queue(context):
 
 @pytest.fixture(scope="session")
 def mistake_signatures(context, _signature_home):
-    """Every task's known-mistake signatures, made once for the session where ``verify``, ``grade``
-    and the portal look for them (``$XDG_CACHE_HOME``, the session's folder: see below): no test
-    pays for making them inside its own time. tests/grading/test_known_mistakes.py still makes
-    them, for a course of one known-wrong file. Out: the signatures by task id."""
+    """signatures(*task_ids) → the known mistakes' signatures of those tasks (every task when none
+    is named) by task id. Each task's are made once for the session, where ``verify``, ``grade`` and
+    the portal look for them (``$XDG_CACHE_HOME``, the session's folder: see below), so that no test
+    that only reads them pays for making them. tests/grading/test_known_mistakes.py still makes
+    them, for a course of one known-wrong file."""
     from grader.authoring.mistake_signatures import course_signatures
 
     folder = _signature_home / "nim-grader" / "mistakes"
-    return course_signatures(PROJECT, list(load_course(PROJECT).values()), context, folder)
+    tasks = load_course(PROJECT)
+
+    def signatures(*task_ids: str):
+        return course_signatures(PROJECT, [tasks[task_id] for task_id in task_ids or tasks], context, folder)
+
+    return signatures
 
 
 @pytest.fixture(scope="session")

@@ -12,4 +12,4 @@ import pytest
 
 @pytest.fixture(scope="session", autouse=True)
 def _signatures_made_first(mistake_signatures):
-    return mistake_signatures
+    return mistake_signatures()

@@ -155,6 +155,7 @@ def test_check_reads_the_kept_signatures_and_says_the_mistake(tmp_path, mistake_
     """End to end: the signatures kept under XDG_CACHE_HOME (the session's, made once); check --json
     on a file that adds the rows names the mistake, in the header's student words."""
     cache = _signature_home
+    mistake_signatures("nim_sum")
     nim_sum = load_course(PROJECT)["nim_sum"]
     assert stored_signatures(PROJECT, [nim_sum], cache / "nim-grader" / "mistakes")["nim_sum"]
     student = tmp_path / "student" / "nim_sum.py"

@@ -30,6 +30,7 @@ def diagnoses(tmp_path_factory, context, mistake_signatures) -> Dict[str, Option
     folder = tmp_path_factory.mktemp("corpus")
     tasks = load_course(PROJECT)
     found: Dict[str, Optional[str]] = {}
+    signatures = mistake_signatures(*TASKS)
     context = replace(context, jobs=2, shrink=False)  # the diagnosis reads outputs, never a shrunk input
     for entry in CORPUS:
         path = folder / entry.name / f"{entry.task}.py"
@@ -37,7 +38,7 @@ def diagnoses(tmp_path_factory, context, mistake_signatures) -> Dict[str, Option
         path.write_text(entry.text(), encoding="utf-8")
         # only the visible cases: a diagnosis reads nothing else, and it is twice as fast
         result = grade_file(visible_only(tasks[entry.task]), path, context)
-        mistake = match_mistake(result, mistake_signatures[entry.task])
+        mistake = match_mistake(result, signatures[entry.task])
         found[entry.name] = mistake.label if mistake else None
     return found
 
