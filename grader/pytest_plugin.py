@@ -97,6 +97,15 @@ class TaskFile(pytest.File):
                 course=course,
                 context=context,
             )
+            if wrong.says:
+                yield SaysItem.from_parent(
+                    self,
+                    name=f"known-wrong {wrong.path.name} says what its header declares",
+                    task=task,
+                    wrong=wrong,
+                    course=course,
+                    context=context,
+                )
 
     def repr_failure(self, excinfo):
         if excinfo.errisinstance(CaseFileProblem):
@@ -190,29 +199,12 @@ def _not_compiling(layout: Course, task_id: str) -> list:
     return [read_wrong_solution(task_id, path) for path in sorted(folder.glob("*.py.txt"))] if folder.is_dir() else []
 
 
-class WrongItem(pytest.Item):
-    """A known-wrong solution in solutions/wrong/<task>/ gets the verdict its header declares, and
-    the first case it fails says what its header's ``says`` declares (``authoring/wrong_says.py``).
-    A header's ``xfail`` makes the second a strict expected failure."""
+class _KnownWrongItem(pytest.Item):
+    """An item about one known-wrong solution of a task: its failure is its sentences."""
 
     def __init__(self, *, task, wrong, course: Path, context: GradingContext, **kwargs):
         super().__init__(**kwargs)
         self.task, self.wrong, self.course, self.context = task, wrong, course, context
-
-    def runtest(self):
-        problems = [self.wrong.header_problem] if self.wrong.header_problem else []
-        if not problems:
-            result = grade_until_decided(self.task, self.wrong, self.course, self.context)
-            problems = check_wrong_solution(self.task, self.wrong, result)
-        if problems:
-            raise CaseFailure("\n".join(problems))
-        said = says_problems(self.task, self.wrong, self.course, self.context)
-        if self.wrong.xfail:
-            if not said:
-                raise CaseFailure(f"{self.wrong.path} now says what its header declares: remove its '# xfail:' line")
-            pytest.xfail(self.wrong.xfail)
-        if said:
-            raise CaseFailure("\n".join(said))
 
     def repr_failure(self, excinfo):
         if excinfo.errisinstance(CaseFailure):
@@ -221,3 +213,32 @@ class WrongItem(pytest.Item):
 
     def reportinfo(self):
         return self.wrong.path, None, f"{self.task.id}: known-wrong {self.wrong.path.name}"
+
+
+class WrongItem(_KnownWrongItem):
+    """A known-wrong solution in solutions/wrong/<task>/ gets the verdict its header declares."""
+
+    def runtest(self):
+        problems = [self.wrong.header_problem] if self.wrong.header_problem else []
+        if not problems:
+            result = grade_until_decided(self.task, self.wrong, self.course, self.context)
+            problems = check_wrong_solution(self.task, self.wrong, result)
+        if problems:
+            raise CaseFailure("\n".join(problems))
+
+
+class SaysItem(_KnownWrongItem):
+    """The first case a known-wrong solution fails says what its header's ``says`` declares, and
+    none of its ``never-says`` (``authoring/wrong_says.py``); a header's ``xfail`` makes this a
+    strict expected failure. The one place that checks a known-wrong file's words."""
+
+    def runtest(self):
+        if self.wrong.header_problem:
+            raise CaseFailure(f"{self.wrong.path} {self.wrong.header_problem}")
+        said = says_problems(self.task, self.wrong, self.course, self.context)
+        if self.wrong.xfail:
+            if not said:
+                raise CaseFailure(f"{self.wrong.path} now says what its header declares: remove its '# xfail:' line")
+            pytest.xfail(self.wrong.xfail)
+        if said:
+            raise CaseFailure("\n".join(said))

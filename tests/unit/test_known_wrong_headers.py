@@ -2,10 +2,10 @@
 grader/authoring/known_wrong.py and docs/testcases.md): each well formed, each saying on its first
 line which mistake it makes, and at least four per task whose message is checked.
 
-Grading them is the course tier's (``grader/pytest_plugin.py``: each file's item checks its
-verdict, the cases that must catch it and, through ``grader/authoring/wrong_says.py``, what the
-first case it fails says), the one place that owns "a known-wrong file gets its declared verdict
-and words". A file that must not compile (a Python 2 print) is named <mistake>.py.txt so that
+Grading them is the course tier's (``grader/pytest_plugin.py``: for each file an item checks its
+verdict and the cases that must catch it, and one more, through ``grader/authoring/wrong_says.py``,
+what the first case it fails says), the one place that owns "a known-wrong file gets its declared
+verdict and words". A file that must not compile (a Python 2 print) is named <mistake>.py.txt so that
 linters and tools that parse every .py file leave it alone.
 """
 
