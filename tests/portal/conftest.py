@@ -55,14 +55,14 @@ def _test_transaction(request, _module_transaction):
 
 
 def empty_portal() -> None:
-    """Every row a test can make, gone: submissions, limits, settings, extensions, adjustments,
-    sign-in records, workers and accounts."""
+    """Every row a test can make, gone: the accounts and what hangs on them (submissions and their
+    files, tokens, extensions, adjustments, first sign-ins), limits, settings, sign-in records and
+    workers."""
     from django.contrib.auth import get_user_model
 
     from grader.web import models
 
-    for name in ("Adjustment", "Extension", "Submission", "TaskPolicy", "CourseSetting", "FailedSignIn", "Worker"):
-        model = getattr(models, name, None)
-        if model is not None:
-            model.objects.all().delete()
+    kept = (models.Submission, models.TaskPolicy, models.CourseSetting, models.FailedSignIn, models.Worker)
+    for model in kept:
+        model.objects.all().delete()
     get_user_model().objects.all().delete()
