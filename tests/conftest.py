@@ -135,6 +135,13 @@ def course_without_known_wrong(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def every_task_signed(mistake_signatures):
+    """Every task's known-mistake signatures, made once (the tiers whose commands or grading look
+    for them ask for this before their first test, so no test's time or words depend on order)."""
+    return mistake_signatures()
+
+
+@pytest.fixture(scope="session")
 def _signature_home(tmp_path_factory):
     return tmp_path_factory.mktemp("xdg-cache")
 

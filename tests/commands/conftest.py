@@ -11,5 +11,5 @@ import pytest
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _signatures_made_first(mistake_signatures):
-    return mistake_signatures()
+def _signatures_made_first(every_task_signed):
+    return every_task_signed

@@ -14,19 +14,12 @@ from __future__ import annotations
 import pytest
 
 
-@pytest.fixture(scope="session")
-def _signatures_made_first(mistake_signatures):
-    """Every task's known mistakes, made before the tier's first test (grading makes what is
-    missing, inside whichever test grades a task first)."""
-    return mistake_signatures()
-
-
 def _committed(request) -> bool:
     return request.node.get_closest_marker("committed") is not None
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _module_transaction(request, django_site, _signatures_made_first):
+def _module_transaction(request, django_site, every_task_signed):
     """The module's set-up and tests in one transaction, rolled back at its end (or, for a
     ``committed`` module, committed and then emptied). The known mistakes' signatures are made
     before the first (grading makes what is missing, inside whichever test grades first)."""
