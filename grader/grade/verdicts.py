@@ -26,7 +26,7 @@ from grader.check.text import first_difference
 from grader.grade import diagnose, hints
 from grader.grade.returns import returns_nothing_message
 from grader.model import Case, CaseResult, CheckOutcome, Difference, Verdict
-from grader.run.child_program import RULE_BROKEN
+from grader.run.child.child_program import RULE_BROKEN
 from grader.run.execute import Program
 from grader.run.run_facts import RuleBreak, RunResult
 from grader.run.streams import Session

@@ -33,27 +33,31 @@ from grader.run.streams import END_OF_INPUT, EndOfInput, Session, converse, pump
 
 __all__ = ["END_OF_INPUT", "EndOfInput", "Program", "ProcessRunner", "Runner", "RunnerFailure", "Session"]
 
-# Modules the program's process runs (they import nothing of the grader): sent as source text, to
-# the fork server ahead of its own (``forkserver``) and to a new interpreter in its bootstrap.
+# What runs in the program's own process lives in ``run/child/`` and imports only the standard
+# library and its siblings there. The modules are sent as source text, to the fork server ahead of
+# its own (``forkserver``) and to a new interpreter in its bootstrap, in this order (each finds the
+# ones it imports already registered). ``zygote`` and ``subprocess_start`` are the two starts.
+CHILD_FOLDER = Path(__file__).parent / "child"
+RULE_FOLDER = Path(__file__).parent
 CHILD_MODULES = (
-    "run_mounts",
-    "zygote_isolation",
-    "seeded_randomness",
-    "syscall_filter",
-    "rule_tree",
-    "rule_checks",
-    "rule_guard",
-    "child_program",
-    "case_loop",
+    ("run_mounts", CHILD_FOLDER),
+    ("zygote_isolation", CHILD_FOLDER),
+    ("seeded_randomness", CHILD_FOLDER),
+    ("syscall_filter", CHILD_FOLDER),
+    ("rule_tree", RULE_FOLDER),
+    ("rule_checks", RULE_FOLDER),
+    ("rule_guard", RULE_FOLDER),
+    ("child_program", CHILD_FOLDER),
+    ("case_loop", CHILD_FOLDER),
 )
+STARTS = ("zygote", "subprocess_start")
 
 
-def child_modules_source(names=CHILD_MODULES) -> str:
-    """Source that makes each of ``names`` (files beside this one) a module of the running interpreter."""
-    here = Path(__file__).parent
+def child_modules_source(modules=CHILD_MODULES) -> str:
+    """Source that makes each of ``modules`` (name, folder) a module of the running interpreter."""
     source = "import sys as _sys, types as _types\n"
-    for name in names:
-        text = (here / f"{name}.py").read_text(encoding="utf-8")
+    for name, folder in modules:
+        text = (folder / f"{name}.py").read_text(encoding="utf-8")
         source += (
             f"_module = _types.ModuleType({name!r})\n"
             f"exec(compile({text!r}, '{name}.py', 'exec'), _module.__dict__)\n"
@@ -64,7 +68,9 @@ def child_modules_source(names=CHILD_MODULES) -> str:
 
 # The new interpreter's start (``subprocess_start``), shipped after the modules it uses; the runner
 # sends the run's settings as a literal and that module's ``start`` does the rest.
-_CHILD_MODULES_SOURCE = child_modules_source((*CHILD_MODULES, "subprocess_start")) + "import subprocess_start\n"
+_CHILD_MODULES_SOURCE = (
+    child_modules_source((*CHILD_MODULES, ("subprocess_start", CHILD_FOLDER))) + "import subprocess_start\n"
+)
 
 
 # String hashing (the order of a set of strings) the same in every run and on every machine.

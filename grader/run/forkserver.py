@@ -28,6 +28,7 @@ from typing import Dict, Iterator, Optional, Sequence, Tuple, Union
 
 from grader.model import Limits
 from grader.run.execute import (
+    CHILD_FOLDER,
     FIXED_HASHING,
     ProcessRunner,
     Program,
@@ -49,7 +50,7 @@ from grader.run.shared_process import SharedProcess, session_limits
 def _zygote_source() -> str:
     """The fork server's source: the child's modules (``CHILD_MODULES``), then ``zygote`` itself
     (the server imports nothing from ``grader``)."""
-    return child_modules_source() + (Path(__file__).parent / "zygote.py").read_text(encoding="utf-8")
+    return child_modules_source() + (CHILD_FOLDER / "zygote.py").read_text(encoding="utf-8")
 
 
 _ZYGOTE = _zygote_source()

@@ -28,7 +28,7 @@ from grader.run.uid_pool import UidPool
 _PROBE_IMPORTS = "import fractions, decimal, dataclasses, typing, datetime, heapq, statistics, __future__"
 # Installs the system call filter (``syscall_filter``), as a new interpreter's bootstrap does.
 _FILTER_PROBE = (
-    f"exec(compile({(Path(__file__).parent / 'syscall_filter.py').read_text(encoding='utf-8')!r}, "
+    f"exec(compile({(Path(__file__).parent / 'child' / 'syscall_filter.py').read_text(encoding='utf-8')!r}, "
     "'syscall_filter.py', 'exec')); install()"
 )
 

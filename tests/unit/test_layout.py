@@ -24,9 +24,9 @@ FLOORS = (
 )
 FLOOR = {name: number for number, names in enumerate(FLOORS) for name in names}
 # Run in the fork server, never imported by the grader: they import only the standard library.
-STANDALONE = {"grader.run.zygote", "grader.run.zygote_isolation", "grader.run.seeded_randomness"}
+CHILD = PACKAGE / "run" / "child"
+STANDALONE = {f"grader.run.child.{path.stem}" for path in CHILD.glob("*.py") if path.stem != "__init__"}
 STANDALONE |= {"grader.run.rule_guard", "grader.run.rule_tree", "grader.run.rule_checks"}
-STANDALONE |= {"grader.run.child_program", "grader.run.case_loop"}
 
 
 def _module(path: Path) -> str:
@@ -105,6 +105,20 @@ def test_no_import_circle():
 def test_the_fork_server_modules_import_nothing_of_the_grader():
     graph = _imports()
     assert {module: graph[module] for module in STANDALONE} == {module: set() for module in STANDALONE}
+
+
+def test_what_runs_in_the_child_is_its_folder_and_one_list():
+    """Every module under run/child/ is sent to the program's process (the list in execute.py, or
+    one of the two starts), and nothing outside the child's folders is: the folder is the boundary."""
+    from grader.run.execute import CHILD_MODULES, STARTS
+
+    sent = {name for name, _ in CHILD_MODULES} | set(STARTS)
+    here = {path.stem for path in CHILD.glob("*.py") if path.stem != "__init__"}
+    outside = {f"{folder}/{name}" for name, folder in CHILD_MODULES if not (folder / f"{name}.py").is_file()}
+    assert not outside, f"listed but missing: {outside}"
+    assert here - sent == set(), f"in run/child/ but never sent to the child: {here - sent}"
+    assert {name for name, folder in CHILD_MODULES if folder == CHILD} <= here
+    assert {module.rsplit(".", 1)[1] for module in STANDALONE} >= sent
 
 
 def test_modules_are_small_and_few_are_loose_at_the_top():

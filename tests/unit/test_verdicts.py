@@ -16,7 +16,7 @@ import pytest
 from grader.check.registry import generic_checkers
 from grader.grade.verdicts import run_result
 from grader.model import Case, CaseResult, Limits, Rule, Task, TaskResult, Verdict
-from grader.run.child_program import RULE_BROKEN
+from grader.run.child.child_program import RULE_BROKEN
 from grader.run.execute import Program
 from grader.run.run_facts import ChildCrash, Frame, RunResult
 
