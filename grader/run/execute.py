@@ -182,7 +182,8 @@ class ProcessRunner:
                     process, start = self._launch(program, folder, limits, unbuffered)
                     process.cgroup = folder.cgroup
                     try:
-                        result = once(process, start, folder.path)
+                        # the folder as the program saw it (a fork server's runs see one fixed path)
+                        result = once(process, start, getattr(process, "workdir", "") or folder.path)
                     except BaseException:
                         kill_group(process)  # whatever went wrong on our side, the program ends with it
                         raise

@@ -20,6 +20,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
+# Where each run's folder is mounted, in its own mount namespace, as the program sees it: the same
+# path on every run (``run_mounts.PROGRAM_FOLDER``, which must say the same).
+PROGRAM_FOLDER = "/run/program"
 _SYSTEM_TOPS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _ETC_FILES = ("ld.so.cache", "localtime", "passwd", "group", "nsswitch.conf")
 _PREFIX_PARTS = ("bin", "lib", "lib64", "pyvenv.cfg")
@@ -106,7 +109,11 @@ def bwrap_command(bwrap: str, view: View) -> List[str]:
     for target, path in view.links:
         command += ["--symlink", target, path]
     command += ["--proc", "/proc", "--dev", "/dev"]
-    command += _parents(view.work_root, made) + ["--bind", view.work_root, view.work_root, "--chdir", view.work_root]
+    command += _parents(PROGRAM_FOLDER, made) + ["--perms", "0755", "--dir", PROGRAM_FOLDER]
+    command += _parents(view.work_root, made) + ["--bind", view.work_root, view.work_root]
+    # started in / (its PWD, which every program can read in /proc/self/environ, names no work root);
+    # each run enters its own folder itself
+    command += ["--chdir", "/"]
     for path in view.hidden:
         command += ["--tmpfs", path, "--remount-ro", path]
     return command

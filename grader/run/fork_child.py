@@ -42,6 +42,7 @@ class ForkChild:
         self.server = server
         self._below_an_init = below_an_init
         self._program_pid = 0
+        self.workdir = ""  # the run's folder as the program sees it ("": its own path)
         self.ident = ident
         stdin_fd, stdout_fd, stderr_fd, report_fd = pipes
         self.stdin = os.fdopen(stdin_fd, "wb")

@@ -71,18 +71,20 @@ class _Server:
         # SOCK_SEQPACKET keeps each message (and the descriptors sent with it) apart.
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # Not -I (it ignores PYTHONHASHSEED): the environment is ours alone, -s leaves out the user's
-        # site folder, and the server drops the current folder from sys.path itself.
-        command = [*(prefix or []), python, "-s", "-S", "-X", "utf8", "-c", _ZYGOTE, str(theirs.fileno()), work_root]
-        command.append(view)  # the view of the file system the server makes itself ("": bubblewrap made it)
+        # site folder, and the server drops the current folder from sys.path itself. The socket is
+        # its standard input, and what differs from grader to grader (the work root, the view) comes
+        # over it: every program can read the server's command line (/proc/self/cmdline).
+        command = [*(prefix or []), python, "-s", "-S", "-X", "utf8", "-c", _ZYGOTE]
         self.process = subprocess.Popen(
             command,
-            pass_fds=[theirs.fileno()],
             env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/nonexistent", **FIXED_HASHING},
-            stdin=subprocess.DEVNULL,
+            stdin=theirs.fileno(),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
+        # the view of the file system the server makes itself ("": bubblewrap made it)
+        ours.send(json.dumps({"work_root": work_root, "view": view}).encode())
         theirs.close()
         self.sock = ours
         self.send_lock = threading.Lock()
@@ -164,7 +166,9 @@ class _Server:
         ident = next(self.ids)
         isolate = (self.hello or {}).get("isolation")
         pipes = (stdin_write, stdout_read, stderr_read, report_read)
-        child = ForkChild(self, ident, pipes, below_an_init=isolate == "userns")
+        child = ForkChild(self, ident, pipes, below_an_init=isolate is not None)
+        # where the program saw its folder: the same path for every run, where the server has it
+        child.workdir = ((self.hello or {}).get("folder") if isolate else "") or folder.path
         self.children[ident] = child
         request = {
             "op": "run",

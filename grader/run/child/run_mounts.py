@@ -7,10 +7,14 @@ a user namespace of the run's own); ``zygote_isolation.isolate`` calls it.
 What a run sees, and why:
 - its folder on a file system of its own, size-capped (``FILES``: bytes and files), holding copies
   of the program's files: what it writes is bounded, and goes with the mount namespace when the
-  run ends (the grader never has to remove it, however deep or odd the tree);
-- empty /tmp, /var/tmp and /dev/shm, capped the same way, and no other run's folder;
-- a /proc that lists its own processes only (another user's are invisible: ``hidepid``), and none
-  of the machine's other files there (``subset=pid``: no uptime, load or boot id to vary on);
+  run ends (the grader never has to remove it, however deep or odd the tree); at one path for every
+  run (``PROGRAM_FOLDER``, where the view has it), so that its working folder, ``__file__``, its
+  tracebacks and its mount table are the same on every run;
+- empty /tmp, /var/tmp and /dev/shm, capped the same way, and no other run's folder: the runs'
+  folder is unmounted where the run may (as root), else covered;
+- a /proc of its own process namespace that lists its own processes only, and none of the
+  machine's other files there (``subset=pid``: no uptime, load, memory or boot id to vary on);
+- a cgroup namespace rooted at its own cgroup, and a host name of its own (``HOST_NAME``);
 - /dev/urandom and /dev/random that give bytes from the run's seed, so that a program reading
   them directly gets the same marks every time;
 - a network namespace of its own: local sockets with an abstract name (no file) belong to one,
@@ -25,6 +29,10 @@ try:
 except (OSError, TypeError):  # not POSIX: nothing here is used there
     _LIBC = None  # type: ignore[assignment]  # (never used where there is no C library)
 _CLONE_NEWNS, _CLONE_NEWIPC, _CLONE_NEWNET = 0x00020000, 0x08000000, 0x40000000
+_CLONE_NEWCGROUP, _CLONE_NEWUTS = 0x02000000, 0x04000000
+# Where every run's folder is, in a view that has it (``file_view.PROGRAM_FOLDER``, made there).
+PROGRAM_FOLDER = "/run/program"
+HOST_NAME = b"nim-grader"
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
 _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 32, 4096, 1 << 14, 1 << 18
 PRIVATE_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")
@@ -47,32 +55,42 @@ def _mount(source, target, kind, flags, options):
 
 
 def new_namespace():
-    """New mount, IPC and network namespaces, whose mounts (and abstract sockets) are this run's alone."""
-    _check(_LIBC.unshare(_CLONE_NEWNS | _CLONE_NEWIPC | _CLONE_NEWNET), "unshare")
+    """New mount, IPC, network, cgroup and host name namespaces, whose mounts (and abstract sockets)
+    are this run's alone; its cgroup (joined before) is the root of what it sees of cgroups, and its
+    host name is ``HOST_NAME``, whatever the machine's."""
+    flags = _CLONE_NEWNS | _CLONE_NEWIPC | _CLONE_NEWNET | _CLONE_NEWCGROUP | _CLONE_NEWUTS
+    _check(_LIBC.unshare(flags), "unshare")
     _mount("none", "/", None, _MS_REC | _MS_PRIVATE, None)
+    _check(_LIBC.sethostname(HOST_NAME, len(HOST_NAME)), "sethostname")
 
 
 def own_folders(folder, owner):
-    """Empty, capped /tmp, /var/tmp and /dev/shm; ``folder`` on a capped file system of its own with
-    copies of its files (owned by user ``owner``, or by whoever we are when None); the other runs'
-    folders out of view. Leaves this process in ``folder``."""
+    """Empty, capped /tmp, /var/tmp and /dev/shm; the run's folder on a capped file system of its own
+    with copies of the files of ``folder`` (owned by user ``owner``, or by whoever we are when None),
+    at ``PROGRAM_FOLDER`` where the view has it (else at ``folder``); the other runs' folders out of
+    view. Leaves this process in the run's folder, and returns its path."""
     keep = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)  # the grader's copies, read below
-    parent = os.path.dirname(folder.rstrip("/"))
+    runs = os.path.dirname(folder.rstrip("/"))
+    place = PROGRAM_FOLDER if os.path.isdir(PROGRAM_FOLDER) else folder
     try:
+        # Gone from the run's mount table where it may (root): its name says nothing to the program.
+        gone = place != folder and _LIBC.umount2(runs.encode(), _MNT_DETACH) == 0
         for private in PRIVATE_FOLDERS:
             if os.path.isdir(private):
-                kept = _mounts_below(private, parent)  # the interpreter's, in a view that has it there
+                kept = _mounts_below(private, runs)  # the interpreter's, in a view that has it there
                 _mount("tmpfs", private, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=1777," + FILES)
                 _put_back(kept)
-        if not any(folder.startswith(private + "/") for private in PRIVATE_FOLDERS):
-            _mount("tmpfs", parent, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0711,size=64k,nr_inodes=64")
-        os.makedirs(folder, mode=0o711, exist_ok=True)
-        mine = f",uid={owner},gid={owner}" if owner is not None else ""
-        _mount("tmpfs", folder, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0700," + FILES + mine)
-        _copy_files(keep, folder, owner)
+        if not gone and not any(runs.startswith(private + "/") for private in PRIVATE_FOLDERS):
+            _mount("tmpfs", runs, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0711,size=64k,nr_inodes=64")
+        os.makedirs(place, mode=0o711, exist_ok=True)
+        _mount("tmpfs", place, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0700," + FILES)
+        if owner is not None:  # (not as a mount option: the mount table would show the run's user id)
+            os.chown(place, owner, owner)
+        _copy_files(keep, place, owner)
     finally:
         os.close(keep)
-    os.chdir(folder)
+    os.chdir(place)
+    return place
 
 
 def _mounts_below(folder, runs):
@@ -138,21 +156,12 @@ def _copy_files(source_fd, folder, owner):
             os.close(read)
 
 
-def own_processes_only():
-    """A /proc of this process namespace that shows other users' processes to nobody but root, and
-    none of the machine's files (Linux 5.8+, where each /proc mount has options of its own; before
-    that the options would change the machine's own /proc: refused here). False when not made."""
-    if _kernel() < (5, 8):
-        return False
-    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
-    return _LIBC.mount(b"proc", b"/proc", b"proc", flags, b"hidepid=invisible,subset=pid") == 0
-
-
 def fresh_proc():
-    """/proc for a new process namespace: its own processes only, and none of the machine's files
-    where the kernel allows (5.8+). Where that mount is refused (a sandbox's /proc partly covered),
-    an empty one: a host's /proc would name the grader's processes and, for a program of the
-    grader's own user, open their memory and files."""
+    """/proc for the run's process namespace: its own processes only, and none of the machine's files
+    where the kernel allows (5.8+: ``subset=pid``; before that the machine's files are there).
+    Where that mount is refused (a sandbox's /proc partly covered), an empty one: a host's /proc
+    would name the grader's processes and, for a program of the grader's own user, open their
+    memory and files."""
     flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
     if _kernel() >= (5, 8) and _LIBC.mount(b"proc", b"/proc", b"proc", flags, b"subset=pid") == 0:
         return
@@ -225,6 +234,7 @@ def enter_view(view, mountpoint):
     for target, path in view["links"]:
         os.symlink(target, root + path)
     _devices(root)
+    os.makedirs(root + PROGRAM_FOLDER, mode=0o755, exist_ok=True)
     os.makedirs(root + "/proc", exist_ok=True)
     if uid == 0:
         _mount("proc", root + "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None)

@@ -13,14 +13,19 @@ never an input or an answer, and each child reads and compiles its own program. 
 of this process, so whatever it held would be theirs to read: it holds nothing of any submission,
 reference solution or case (the grader runs reference solutions in a server of their own).
 
-Protocol on the socket whose fd is the first argument (a SOCK_SEQPACKET socket: one JSON message
-per packet):
+Protocol on the socket that is its standard input (a SOCK_SEQPACKET socket: one JSON message per
+packet). Nothing that differs from grader to grader is on its command line, which every program
+it starts can read (/proc/self/cmdline):
+  grader → server  {"work_root": ..., "view": ...}   first: where the grader makes the run folders,
+                   and the view of the file system to make (``file_view.View`` as JSON; "" for none)
   server → grader  {"hello": {"isolation": "root" | "userns" | null, "proc": "own" | "all",
-                   "filter": bool, "view": "made" | "" | why not, "sessions": true}}   once, when
+                   "filter": bool, "view": "made" | "" | why not, "sessions": true,
+                   "folder": path or ""}}   once, when
                    it is ready (``sessions``: it runs shared processes, ``case_loop``): how
                    each run gets its own namespaces and file systems (null: it cannot), whether its
                    /proc shows its own processes only, whether the system call filter is installed
-                   in each, and whether it made the view of the file system it was given (argv[3])
+                   in each, whether it made the view of the file system it was given, and where
+                   each isolated run's folder is, as the program sees it ("": at its own path)
   grader → server  {"op": "run", "id": N, "folder": ..., "script": ..., "limits": [[name, value]...],
                     "unbuffered": bool, "uid": int or null, "isolate": mode or null, "seed": str,
                     "rules": [...], "session": {"cpu": N} or null}
@@ -87,10 +92,19 @@ _as_site_would()
 if sys.path and sys.path[0] == "":
     del sys.path[0]  # started with -c: each program finds its own folder first instead (see _child)
 
-SOCKET_FD = int(sys.argv[1]) if len(sys.argv) > 1 else 3
-WORK_ROOT = sys.argv[2] if len(sys.argv) > 2 else "/tmp"  # where the grader makes the run folders
-# The view of the file system to make (``file_view.View`` as JSON), where no bubblewrap made it.
-VIEW = json.loads(sys.argv[3]) if len(sys.argv) > 3 and sys.argv[3] else None
+
+def _settings():
+    """The socket to the grader (our standard input until now: /dev/null from here on) and its
+    first message: where the runs' folders are, and the view to make where no bubblewrap made it."""
+    sock = socket.socket(fileno=os.dup(0))
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    settings = json.loads(sock.recv(1 << 20) or b"{}")
+    return sock, settings.get("work_root") or "/tmp", json.loads(settings["view"]) if settings.get("view") else None
+
+
+SOCKET, WORK_ROOT, VIEW = _settings()
 
 
 _PR_SET_CHILD_SUBREAPER = 36
@@ -186,7 +200,8 @@ def _child(request, fds, keep_closed):
         if request.get("isolate"):  # from here on, this is the program's process
             owner = uid if os.getuid() == 0 else None
             devices = seeded_randomness.device_bytes(seed)
-            isolation.isolate(request["isolate"], folder, owner, devices, keep_devices=control is not None)
+            # the folder as the program sees it: the same path on every run
+            folder = isolation.isolate(request["isolate"], folder, owner, devices, keep_devices=control is not None)
         if uid is not None and os.getuid() == 0:
             isolation.become(uid)
         child_program.watch_for_stack()
@@ -194,7 +209,7 @@ def _child(request, fds, keep_closed):
         unbuffered = request.get("unbuffered", False)
         sys.stdin, sys.stdout, sys.stderr = STREAMS[bool(unbuffered)]
         seeded_randomness.seed_everything(seed)
-        script = request["script"]
+        script = os.path.join(folder, os.path.basename(request["script"]))
         sys.argv = [script]
         sys.path.insert(0, folder)
         if FILTER:
@@ -286,13 +301,14 @@ def _make_view():
 
 def serve():
     view = _make_view()  # first: everything after happens in it
-    sock = socket.socket(fileno=SOCKET_FD)
+    sock = SOCKET
     _become_subreaper()
     # Everything loaded so far is shared with every child: keep the collector off it, so that
     # children do not copy those pages by touching them (copy-on-write).
     gc.freeze()
     mode, proc = isolation.mode_here(WORK_ROOT)
-    hello = {"isolation": mode, "proc": proc, "filter": FILTER, "view": view, "sessions": True}
+    folder = run_mounts.PROGRAM_FOLDER if mode and os.path.isdir(run_mounts.PROGRAM_FOLDER) else ""
+    hello = {"isolation": mode, "proc": proc, "filter": FILTER, "view": view, "sessions": True, "folder": folder}
     _send(sock, {"hello": hello})
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)

@@ -32,43 +32,41 @@ def _check(result, what):
 
 
 def isolate(mode, folder, owner=None, random_bytes=b"", keep_devices=False):
-    """Give this run namespaces of its own, and return in the process that becomes the program.
+    """Give this run namespaces of its own, and return in the process that becomes the program: the
+    path its folder has there (``run_mounts.PROGRAM_FOLDER`` where the view has it, else ``folder``).
 
-    Every run gets its own mount, IPC and network namespaces (``run_mounts``): its ``folder`` on a
-    capped file system of its own holding copies of its files (owned by user ``owner``), empty
-    capped /tmp, /var/tmp and /dev/shm, no other run's folder, a /proc of its own processes, and
-    /dev/urandom giving ``random_bytes``: shared memory, files and abstract sockets cannot carry
-    anything into another run, nor outlive it. With ``keep_devices`` (a shared process),
-    ``run_mounts.DEVICES`` can rewrite the devices.
+    Every run gets its own process, mount, IPC, network, cgroup and host name namespaces
+    (``run_mounts``): its ``folder`` on a capped file system of its own holding copies of its files
+    (owned by user ``owner``), at a path that is the same for every run; empty capped /tmp,
+    /var/tmp and /dev/shm, no other run's folder, a /proc of its own processes, and /dev/urandom
+    giving ``random_bytes``: shared memory, files, abstract sockets and process ids cannot carry
+    anything into another run, nor outlive it, and what it can see of itself is the same on every
+    run. With ``keep_devices`` (a shared process), ``run_mounts.DEVICES`` can rewrite the devices.
 
-    ``mode`` "root": the server has the privilege, and each run a user id of its own, which keeps
-    every other process out of its reach (it cannot signal or trace them): the program is this
-    process. "userns": the grader is not root and the program runs as its user, so a user
-    namespace of our own gives the privilege (the user id maps to itself, and the privilege is
-    dropped again before the program runs), and a process namespace keeps the other processes out
-    of reach: the program runs as the second process of that namespace, below an init of its own
-    (pid 1), with a /proc that lists the namespace's processes only. This process and the init then
-    never return: the init reaps, and this one ends as the program did (same exit code or signal)
-    as soon as it ends, so whoever waits for this process sees the program's own end. In a
-    namespace of its own a program cannot name, signal or trace any process outside it (the
-    grader, the fork server, a classmate's run), and when its init ends every process left in it is
-    killed. The program is not the init itself: an init ignores the signals it has no handler for,
-    even SIGKILL sent to itself. Its mount and IPC namespaces belong to the init, whose end (the
-    kernel's slow part: it waits for readers of the mount table) comes after this process has
-    reported the program's end. The two forks cost about a millisecond of CPU each, hence root's
-    shorter way. Raises OSError when the namespaces cannot be made.
+    The program runs as the second process of its process namespace, below an init of its own (pid
+    1), with a /proc that lists the namespace's processes only: it cannot name, signal or trace any
+    process outside it (the grader, the fork server, a classmate's run), its process ids are the
+    same on every run, and when its init ends every process left in it is killed. The program is
+    not the init itself: an init ignores the signals it has no handler for, even SIGKILL sent to
+    itself. This process and the init never return: the init reaps, and this one ends as the program
+    did (same exit code or signal) as soon as it ends, so whoever waits for this process sees the
+    program's own end. The namespaces belong to the init, whose end (the kernel's slow part: it waits
+    for readers of the mount table) comes after this process has reported the program's end.
+
+    ``mode`` "root": the server has the privilege, and each run a user id of its own (given later,
+    ``become``), which keeps every other process out of its reach. "userns": the grader is not root
+    and the program runs as its user, so a user namespace of our own gives the privilege (the user
+    id maps to itself, and the privilege is dropped again before the program runs). Raises OSError
+    when the namespaces cannot be made.
     """
     if mode == "root":
-        run_mounts.new_namespace()
-        run_mounts.own_folders(folder, owner)
-        hidden = run_mounts.own_processes_only()
-        run_mounts.seeded_devices(random_bytes, keep_devices)
-        return hidden
-    uid, gid = os.getuid(), os.getgid()
-    _check(_LIBC.unshare(_CLONE_NEWPID | _CLONE_NEWUSER), "unshare")
-    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
-        with open(f"/proc/self/{name}", "w") as handle:
-            handle.write(text)
+        _check(_LIBC.unshare(_CLONE_NEWPID), "unshare")
+    else:
+        uid, gid = os.getuid(), os.getgid()
+        _check(_LIBC.unshare(_CLONE_NEWPID | _CLONE_NEWUSER), "unshare")
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as handle:
+                handle.write(text)
     # The grader's "where are you" signal is for the program only (set up there).
     signal.signal(signal.SIGUSR1, signal.SIG_IGN)
     status_read, status_write = os.pipe()
@@ -79,10 +77,11 @@ def isolate(mode, folder, owner=None, random_bytes=b"", keep_devices=False):
     os.close(status_read)
     try:
         run_mounts.new_namespace()
-        run_mounts.own_folders(folder, None)
+        place = run_mounts.own_folders(folder, owner if mode == "root" else None)
         run_mounts.fresh_proc()
         run_mounts.seeded_devices(random_bytes, keep_devices)
-        _drop_capabilities(_LIBC)
+        if mode != "root":
+            _drop_capabilities(_LIBC)
         program = os.fork()
     except BaseException as error:  # said on the program's stderr, as any failure to start it
         os.write(2, f"nim-grader: the program could not be started: {error!r}\n".encode())
@@ -90,7 +89,7 @@ def isolate(mode, folder, owner=None, random_bytes=b"", keep_devices=False):
     if program == 0:
         os.close(status_write)
         signal.signal(signal.SIGUSR1, signal.SIG_DFL)  # the program's process answers it (child_program)
-        return
+        return place
     _quiet()
     while True:  # reap every process of the namespace until the program ends; then end it
         try:
@@ -148,8 +147,7 @@ def _drop_capabilities(libc):
 
 def mode_here(work_root):
     """How runs can be isolated here, tried in a throw-away child: (mode, proc), the mode "root" or
-    "userns" (or None: no way) and whether a run's /proc shows its own processes only ("own") or
-    every process ("all").
+    "userns" (or None: no way) and whether a run's /proc shows its own processes only ("own").
 
     ``work_root`` is the folder the run folders are made in (it must stay in view).
     """
@@ -157,18 +155,17 @@ def mode_here(work_root):
         pid = os.fork()
         if pid == 0:
             try:
-                hidden = isolate(mode, work_root)  # returns in the would-be program
-                os.listdir(work_root)
-                if mode == "userns":  # pid 2 of its own namespace, and only its own in /proc
-                    seen = {name for name in os.listdir("/proc") if name.isdigit()}
-                    os._exit(0 if os.getpid() == 2 and seen <= {"1", "2"} else 1)
-                os._exit(0 if hidden else 2)
+                probe = os.path.join(work_root, ".view")  # an empty folder of the work root's own
+                place = isolate(mode, probe if os.path.isdir(probe) else work_root)  # returns in the would-be program
+                os.listdir(place)
+                # pid 2 of its own namespace, and only its own in /proc
+                seen = {name for name in os.listdir("/proc") if name.isdigit()}
+                os._exit(0 if os.getpid() == 2 and seen <= {"1", "2"} else 1)
             except BaseException:
                 os._exit(1)
         _, status = os.waitpid(pid, 0)
-        code = os.waitstatus_to_exitcode(status)
-        if code in (0, 2):
-            return mode, "own" if code == 0 else "all"
+        if os.waitstatus_to_exitcode(status) == 0:
+            return mode, "own"
     return None, "all"
 
 
