@@ -1,20 +1,32 @@
-"""The file system programs see: the system's programs and libraries, the parts of the interpreter
-it needs, the runs' folder; nothing else (no course, no class folder, no portal data, no grader).
+"""The file system programs see: what the interpreter and its standard library need, the runs'
+folder; nothing else (no course, no class folder, no portal data, no grader, no other program).
 
 In: the interpreter, the runs' work root, and the folders that must never be seen (``private``: the
 course, a class folder, the portal's data). Out: a ``View``: what is bound read-only, the links,
-the runs' folder (the only place bound writable), and the private folders that lie inside a
-bound one, covered by an empty folder. Bubblewrap builds it from ``bwrap_command``; without
-bubblewrap the fork server builds the same view itself (``run_mounts.enter_view``).
+the runs' folder (the only place bound writable), and the folders covered by an empty one (private
+folders inside a bound one, the standard library's own tests and installed packages). Bubblewrap
+builds it from ``bwrap_command``; without bubblewrap the fork server builds the same view itself
+(``run_mounts.enter_view``).
 
-Of the interpreter only its ``bin``, ``lib`` and ``lib64`` folders (and a virtual environment's
-``pyvenv.cfg``) are bound: a course kept in the folder of a virtual environment stays out of view.
+What a program needs, found rather than listed: the interpreter's executable (and the links that
+lead to it), its standard library (the folder of ``os`` and that of its extension modules, but its
+``test`` package and the packages installed beside it: a program runs on the standard library
+alone), a virtual environment's ``pyvenv.cfg``, and every shared library the executable and the
+standard library's extension modules load, as the dynamic loader finds them (``ldd``), each a file
+of its own with the links that name it; a few files of /etc. The view is that small so that the
+fork server can keep every file of it in memory (``run_mounts.keep_resident``): no run can then
+change or see which pages of which files are cached, so no run reads what an earlier one did there
+(docs/security.md). Where ``ldd`` cannot tell (another C library, no ``ldd``), the system's library folders are bound
+whole instead.
 """
 
 from __future__ import annotations
 
+import functools
+import glob
 import json
 import os
+import re
 import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -25,14 +37,17 @@ from typing import List, Optional, Sequence, Tuple
 PROGRAM_FOLDER = "/run/program"
 _SYSTEM_TOPS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _ETC_FILES = ("ld.so.cache", "localtime", "passwd", "group", "nsswitch.conf")
-_PREFIX_PARTS = ("bin", "lib", "lib64", "pyvenv.cfg")
+# Inside the standard library's folder, left out of view (covered): its own tests (a fifth of a
+# gigabyte) and installed packages.
+_NOT_STDLIB = ("test", "site-packages", "dist-packages")
 _PROBE = (
     "import json, os, sys, sysconfig\n"
-    "paths = sysconfig.get_paths()\n"
     "print(json.dumps({'prefixes': [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix],"
-    " 'executable': os.path.realpath(sys.executable), 'libdir': sysconfig.get_config_var('LIBDIR') or '',"
-    " 'stdlib': [paths.get(k, '') for k in ('stdlib', 'platstdlib', 'purelib', 'platlib')]}))\n"
+    " 'executable': sys.executable, 'libdir': sysconfig.get_config_var('LIBDIR') or '',"
+    " 'dynload': sysconfig.get_config_var('DESTSHARED') or '',"
+    " 'stdlib': [os.path.dirname(os.__file__), sysconfig.get_config_var('DESTSHARED') or '']}))\n"
 )
+_LDD_PATH = re.compile(r"(?:=>\s*|^\s*)(/\S+)\s+\(0x", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -48,24 +63,75 @@ class View:
         return json.dumps(asdict(self))
 
 
-def interpreter_parts(python: str) -> List[str]:
-    """The folders and files of ``python`` that it needs to run (outside /usr), real paths first."""
+@dataclass(frozen=True)
+class Parts:
+    """What an interpreter needs to run its standard library: files and folders bound at their own
+    path, links (target, path) that lead to them, folders inside them covered by an empty one."""
+
+    bound: Tuple[str, ...] = ()
+    links: Tuple[Tuple[str, str], ...] = ()
+    covered: Tuple[str, ...] = ()
+
+
+def _chain(path: str, bound: List[str], links: List[Tuple[str, str]]) -> None:
+    """``path`` in view as the program names it: each link on the way (folders' links resolved)
+    kept as a link, the file it ends at bound."""
+    for _ in range(40):  # (a loop of links ends somewhere)
+        here = os.path.join(os.path.realpath(os.path.dirname(path)), os.path.basename(path))
+        if not os.path.islink(here):
+            if os.path.exists(here) and here not in bound:
+                bound.append(here)
+            return
+        target = os.readlink(here)
+        if (target, here) not in links:
+            links.append((target, here))
+        path = os.path.join(os.path.dirname(here), target)
+
+
+def _libraries(files: Sequence[str]) -> Optional[List[str]]:
+    """The shared libraries ``files`` load (the loader included), as ``ldd`` finds them; None when
+    it cannot tell."""
+    try:
+        done = subprocess.run(["ldd", *files], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    found = sorted(set(_LDD_PATH.findall(done.stdout)))
+    return found or None
+
+
+@functools.cache
+def interpreter_parts(python: str) -> Parts:
+    """What ``python`` needs in view to run a program on its standard library (see the module note)."""
     try:
         # with site (-I only): a virtual environment's own prefix is known only once site has run
         done = subprocess.run([python, "-I", "-c", _PROBE], capture_output=True, text=True, timeout=30)
         found = json.loads(done.stdout)
     except (OSError, subprocess.TimeoutExpired, ValueError):
-        return []
-    called = os.path.dirname(os.path.abspath(python)) if os.sep in python else ""  # the path it is run by
-    candidates: List[str] = [called, os.path.dirname(found["executable"]), found["libdir"], *found["stdlib"]]
+        return Parts()
+    bound: List[str] = []
+    links: List[Tuple[str, str]] = []
+    called = os.path.abspath(python) if os.sep in python else ""  # the path it is run by
+    for path in (called, found["executable"]):
+        if path:
+            _chain(path, bound, links)
     for prefix in found["prefixes"]:
-        candidates += [os.path.join(prefix, part) for part in _PREFIX_PARTS]
-    parts: List[str] = []
-    for candidate in candidates:
-        for path in (candidate, os.path.realpath(candidate)) if candidate else ():
-            if os.path.lexists(path) and not os.path.islink(path) and path not in parts:
-                parts.append(path)
-    return parts
+        if os.path.isfile(os.path.join(prefix, "pyvenv.cfg")):
+            _chain(os.path.join(prefix, "pyvenv.cfg"), bound, links)
+    covered: List[str] = []
+    for folder in {os.path.realpath(p) for p in found["stdlib"] if p and os.path.isdir(p)}:
+        bound.append(folder)
+        covered += [os.path.join(folder, name) for name in _NOT_STDLIB if os.path.isdir(os.path.join(folder, name))]
+    dynload = found["dynload"] if os.path.isdir(found["dynload"]) else ""
+    loaded = [os.path.realpath(found["executable"]), *glob.glob(os.path.join(dynload, "*.so"))]
+    loaded += glob.glob(os.path.join(found["libdir"], "libpython*.so*")) if found["libdir"] else []
+    libraries = _libraries(loaded)
+    if libraries is None:  # the loader's folders, whole
+        tops = [f"/{top}" for top in _SYSTEM_TOPS] + ["/usr/lib", "/usr/lib64", "/usr/lib32"]
+        bound += [top for top in tops if os.path.isdir(top) and not os.path.islink(top)]
+        libraries = []
+    for library in libraries:
+        _chain(library, bound, links)
+    return Parts(tuple(sorted(set(bound))), tuple(links), tuple(sorted(covered)))
 
 
 def _inside(path: str, folder: str) -> bool:
@@ -74,19 +140,18 @@ def _inside(path: str, folder: str) -> bool:
 
 def view_of(python: str, work_root: str, private: Sequence[str] = ()) -> View:
     """The view for programs of ``python`` whose runs are in ``work_root``."""
-    read_only: List[str] = ["/usr"]
+    parts = interpreter_parts(python)
     links: List[Tuple[str, str]] = []
-    for top in _SYSTEM_TOPS:
+    for top in _SYSTEM_TOPS:  # /lib → usr/lib and the like, as the loader's paths name them
         path = Path("/") / top
         if path.is_symlink():
             links.append((os.readlink(path), str(path)))
-        elif path.is_dir():
-            read_only.append(str(path))
-    read_only += [f"/etc/{name}" for name in _ETC_FILES if os.path.exists(f"/etc/{name}")]
-    for part in interpreter_parts(python):
+    read_only = [f"/etc/{name}" for name in _ETC_FILES if os.path.exists(f"/etc/{name}")]
+    for part in parts.bound:
         if not any(_inside(part, bound) for bound in read_only):
             read_only.append(part)
-    hidden = []
+    links += [link for link in parts.links if link not in links]
+    hidden = list(parts.covered)
     for folder in private:
         real = os.path.realpath(folder)
         if any(_inside(real, bound) and real != bound for bound in read_only) and real not in hidden:
@@ -107,7 +172,7 @@ def bwrap_command(bwrap: str, view: View) -> List[str]:
     for path in view.read_only:
         command += _parents(path, made) + ["--ro-bind", path, path]
     for target, path in view.links:
-        command += ["--symlink", target, path]
+        command += _parents(path, made) + ["--symlink", target, path]
     command += ["--proc", "/proc", "--dev", "/dev"]
     command += _parents(PROGRAM_FOLDER, made) + ["--perms", "0755", "--dir", PROGRAM_FOLDER]
     command += _parents(view.work_root, made) + ["--bind", view.work_root, view.work_root]

@@ -54,6 +54,21 @@ def _zygote_source() -> str:
 
 
 _ZYGOTE = _zygote_source()
+# The server's whole command line (``-c``): it reads its source from the socket that is its standard
+# input (its length, then the text in packets), and runs it. Every program can read the server's
+# command line (/proc/self/cmdline): it is the same for every grader, and short (one argument may
+# hold no more than 128 KiB).
+_BOOT = (
+    "import os, socket\n"
+    "boot = socket.socket(fileno=os.dup(0))\n"
+    "size, text = int(boot.recv(64)), b''\n"
+    "while len(text) < size:\n"
+    "    text += boot.recv(1 << 16) or exit(2)\n"
+    "boot.close()\n"
+    "del boot, size\n"
+    "exec(compile(text.decode(), 'zygote', 'exec'))\n"
+)
+_PACKET = 1 << 15
 
 
 class ServerGone(Exception):
@@ -74,7 +89,7 @@ class _Server:
         # site folder, and the server drops the current folder from sys.path itself. The socket is
         # its standard input, and what differs from grader to grader (the work root, the view) comes
         # over it: every program can read the server's command line (/proc/self/cmdline).
-        command = [*(prefix or []), python, "-s", "-S", "-X", "utf8", "-c", _ZYGOTE]
+        command = [*(prefix or []), python, "-s", "-S", "-X", "utf8", "-c", _BOOT]
         self.process = subprocess.Popen(
             command,
             env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/nonexistent", **FIXED_HASHING},
@@ -83,8 +98,15 @@ class _Server:
             stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
-        # the view of the file system the server makes itself ("": bubblewrap made it)
-        ours.send(json.dumps({"work_root": work_root, "view": view}).encode())
+        source = _ZYGOTE.encode()
+        try:
+            ours.send(str(len(source)).encode())
+            for start in range(0, len(source), _PACKET):
+                ours.send(source[start : start + _PACKET])
+            # the view of the file system the server makes itself ("": bubblewrap made it)
+            ours.send(json.dumps({"work_root": work_root, "view": view}).encode())
+        except OSError:
+            pass  # it ended before it read them: it never says it is ready (``wait_ready``)
         theirs.close()
         self.sock = ours
         self.send_lock = threading.Lock()

@@ -64,8 +64,12 @@ def venv_with_course(request):
 def test_of_the_interpreter_only_its_own_parts_are_in_view(venv_with_course, tmp_path):
     view = view_of(str(venv_with_course / "bin" / "python"), str(tmp_path), private=[str(venv_with_course.parent)])
     assert str(venv_with_course) not in view.read_only
-    assert str(venv_with_course / "lib") in view.read_only and str(venv_with_course / "pyvenv.cfg") in view.read_only
+    assert str(venv_with_course / "pyvenv.cfg") in view.read_only
+    # the standard library alone: not the packages installed beside it, in the environment or its base
+    assert not any(p.startswith(str(venv_with_course / "lib")) for p in view.read_only)
     assert not any(p.startswith(str(venv_with_course / "nim-grader")) for p in view.read_only)
+    assert "/usr" not in view.read_only
+    assert not any(p.endswith(("site-packages", "dist-packages")) for p in view.read_only)
 
 
 @pytest.mark.parametrize(

@@ -301,6 +301,8 @@ def _make_view():
 
 def serve():
     view = _make_view()  # first: everything after happens in it
+    if view == "made" or (VIEW is None and os.path.isdir(run_mounts.PROGRAM_FOLDER)):  # a view (ours, or bubblewrap's)
+        run_mounts.keep_resident(WORK_ROOT)  # every file of it in memory before any run
     sock = SOCKET
     _become_subreaper()
     # Everything loaded so far is shared with every child: keep the collector off it, so that

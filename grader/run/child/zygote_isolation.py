@@ -23,6 +23,9 @@ except (OSError, TypeError):  # not POSIX: only the limits below are used there
     _LIBC = None  # type: ignore[assignment]  # (never used where there is no C library)
 _CLONE_NEWUSER, _CLONE_NEWPID = 0x10000000, 0x20000000
 _PR_SET_DUMPABLE = 4
+# The user id (and group id) a program of a root grader has in its run, whatever id of the pool
+# (``uid_pool``) it really runs as: the same on every run.
+PROGRAM_UID = 1000
 
 
 def _check(result, what):
@@ -53,8 +56,10 @@ def isolate(mode, folder, owner=None, random_bytes=b"", keep_devices=False):
     program's own end. The namespaces belong to the init, whose end (the kernel's slow part: it waits
     for readers of the mount table) comes after this process has reported the program's end.
 
-    ``mode`` "root": the server has the privilege, and each run a user id of its own (given later,
-    ``become``), which keeps every other process out of its reach. "userns": the grader is not root
+    ``mode`` "root": the server has the privilege, and each run a user id of its own (``owner``),
+    which keeps every other process out of its reach; the program has it as ``PROGRAM_UID``, in user
+    namespaces of its own (``_as_fixed_user``), so that it sees the same id on every run. With no
+    ``owner`` it stays root (the caller drops it). "userns": the grader is not root
     and the program runs as its user, so a user namespace of our own gives the privilege (the user
     id maps to itself, and the privilege is dropped again before the program runs). Raises OSError
     when the namespaces cannot be made.
@@ -82,13 +87,19 @@ def isolate(mode, folder, owner=None, random_bytes=b"", keep_devices=False):
         run_mounts.seeded_devices(random_bytes, keep_devices)
         if mode != "root":
             _drop_capabilities(_LIBC)
+        mapped = os.pipe() if mode == "root" and owner is not None else None  # (the program's way to wait)
+        asked = os.pipe() if mapped else None
         program = os.fork()
+        if program != 0 and mapped:
+            _map_user(program, owner, asked, mapped)
     except BaseException as error:  # said on the program's stderr, as any failure to start it
         os.write(2, f"nim-grader: the program could not be started: {error!r}\n".encode())
         os._exit(1)
     if program == 0:
         os.close(status_write)
         signal.signal(signal.SIGUSR1, signal.SIG_DFL)  # the program's process answers it (child_program)
+        if mapped:
+            _as_fixed_user(asked, mapped)
         return place
     _quiet()
     while True:  # reap every process of the namespace until the program ends; then end it
@@ -99,6 +110,48 @@ def isolate(mode, folder, owner=None, random_bytes=b"", keep_devices=False):
         if pid == program:
             os.write(status_write, struct.pack("i", status))
             os._exit(0)
+
+
+def _map_user(program, owner, asked, mapped):
+    """In the init (root, outside the program's user namespace): once ``program`` has its user
+    namespace, map ``PROGRAM_UID`` there to ``owner``, its real id (only a process of the parent
+    namespace with the privilege may map another id than its own)."""
+    os.close(asked[1])
+    os.close(mapped[0])
+    if os.read(asked[0], 1) != b"u":
+        raise OSError(0, "the program's user namespace was not made")
+    for name in ("uid_map", "gid_map"):
+        with open(f"/proc/{program}/{name}", "w") as handle:
+            handle.write(f"{PROGRAM_UID} {owner} 1")
+    os.write(mapped[1], b"m")
+    os.close(asked[0])
+    os.close(mapped[1])
+
+
+def _as_fixed_user(asked, mapped):
+    """In the program's process (root): become ``PROGRAM_UID`` of a user namespace whose id maps to
+    the run's own (``_map_user``), then of a second one mapping that id to itself, so that no file of
+    /proc (its own ``uid_map`` shows the parent namespace's ids) names the real one. Undumpable,
+    without capabilities, in no group but its own."""
+    os.close(asked[0])
+    os.close(mapped[1])
+    _check(_LIBC.unshare(_CLONE_NEWUSER), "unshare")
+    os.write(asked[1], b"u")
+    if os.read(mapped[0], 1) != b"m":
+        raise OSError(0, "the program's user id was not mapped")
+    os.close(asked[1])
+    os.close(mapped[0])
+    os.setgroups([])
+    os.setresgid(PROGRAM_UID, PROGRAM_UID, PROGRAM_UID)
+    os.setresuid(PROGRAM_UID, PROGRAM_UID, PROGRAM_UID)
+    _check(_LIBC.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0), "prctl")  # (its /proc files its own, to map)
+    _check(_LIBC.unshare(_CLONE_NEWUSER), "unshare")
+    ids = f"{PROGRAM_UID} {PROGRAM_UID} 1"
+    for name, text in (("setgroups", "deny"), ("uid_map", ids), ("gid_map", ids)):
+        with open(f"/proc/self/{name}", "w") as handle:
+            handle.write(text)
+    _drop_capabilities(_LIBC)
+    undumpable()
 
 
 def _relay(init, status_read):
