@@ -25,8 +25,11 @@ refused as a class (no run can observe an earlier run, docs/security.md):
   still bring in: the fork server keeps every file of the view in memory (``preload``);
 - the machine's state: ``sysinfo`` (uptime, load, free memory, the number of processes: ENOSYS,
   as the C library then reports nothing), the kernel's log (``syslog``);
-- process file descriptors (``pidfd_open``, ``clone`` with CLONE_PIDFD), whose inode numbers count
-  every process the machine has started, and ``process_madvise`` through them.
+- numbers the kernel draws from counters of the whole machine, where a program could move the
+  counter for a later run to read: process file descriptors (``pidfd_open``, ``clone`` with
+  CLONE_PIDFD), whose inode numbers count every process the machine has started (and
+  ``process_madvise`` through them); a new session (``setsid``: each gets the next scheduling
+  group, which /proc/self/autogroup names); a socket's cookie (``getsockopt`` SO_COOKIE).
 """
 
 import ctypes
@@ -58,7 +61,8 @@ _TABLES = {
             "getrandom": 318, "clone": 56, "clone3": 435, "socket": 41,
             "mincore": 27, "cachestat": 451, "readahead": 187, "fadvise64": 221, "madvise": 28,
             "preadv2": 327, "pwritev2": 328, "io_setup": 206, "io_submit": 209, "sysinfo": 99,
-            "syslog": 103, "pidfd_open": 434, "pidfd_getfd": 438, "process_madvise": 440,
+            "syslog": 103, "pidfd_open": 434, "pidfd_getfd": 438, "process_madvise": 440, "setsid": 112,
+            "getsockopt": 55,
         },
     ),
     "aarch64": (
@@ -73,7 +77,8 @@ _TABLES = {
             "getrandom": 278, "clone": 220, "clone3": 435, "socket": 198,
             "mincore": 232, "cachestat": 451, "readahead": 213, "fadvise64": 223, "madvise": 233,
             "preadv2": 286, "pwritev2": 287, "io_setup": 0, "io_submit": 2, "sysinfo": 179,
-            "syslog": 116, "pidfd_open": 434, "pidfd_getfd": 438, "process_madvise": 440,
+            "syslog": 116, "pidfd_open": 434, "pidfd_getfd": 438, "process_madvise": 440, "setsid": 157,
+            "getsockopt": 209,
         },
     ),
 }  # fmt: skip
@@ -85,6 +90,7 @@ _NOT_THERE = ("getrandom", "clone3", "cachestat", "sysinfo", "io_setup")  # ENOS
 # POPULATE_*, COLLAPSE), merges pages across processes (MERGEABLE) or needs privilege.
 _OWN_MEMORY_ADVICE = (0, 4, 8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 24, 102, 103)
 _RWF_NOWAIT = 0x8
+_SO_COOKIE = 57
 _CLONE_PIDFD = 0x1000
 
 
@@ -116,6 +122,8 @@ def _rule(name, number):
         body = [_op(_LD_ABS_W, _ARG0), _op(_JEQ, _AF_UNIX, 0, 1), allow, refuse]
     elif name == "clone":  # never with a namespace flag, nor for a process file descriptor
         body = [_op(_LD_ABS_W, _ARG0), _op(_JSET, _CLONE_NEW_ANY | _CLONE_PIDFD, 0, 1), refuse, allow]
+    elif name == "getsockopt":  # never a socket's cookie (drawn from a counter of the machine's)
+        body = [_op(_LD_ABS_W, _ARG2), _op(_JEQ, _SO_COOKIE, 0, 1), refuse, allow]
     elif name in ("preadv2", "pwritev2"):  # never without waiting (RWF_NOWAIT tells what is cached)
         body = [_op(_LD_ABS_W, _ARG5), _op(_JSET, _RWF_NOWAIT, 0, 1), refuse, allow]
     elif name == "madvise":  # the advice that concerns the process's own memory only
