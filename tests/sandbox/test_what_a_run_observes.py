@@ -1,0 +1,123 @@
+"""No run can observe an earlier run, and what a run sees is the same on every run (docs/security.md,
+"What a run can observe"): counter probes, run before and after programs that try to leave marks.
+
+The probe (tests/data/observers/probe.py) prints everything it can observe of the machine and of
+earlier runs: its ids, folder, file name, arguments, environment, host name, mount table, cgroup,
+every readable file of /proc and /sys, sysinfo, its file systems' counts, a new file's inode numbers
+(named and O_TMPFILE), the next process id, and what it can tell of the page cache of the largest
+files in its view (mincore, reads with RWF_NOWAIT, major faults). The disturber does what could
+leave a mark: hundreds of processes, files and nameless files, sessions, pipes, sockets, reads and
+fadvise/madvise/readahead on every large file in view, 200 MiB of memory. The second probe runs in
+another runner as root (another work root, another server, another pooled user id): its output
+must be the same. What may differ is said once, below, with why (the same list as the document).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Dict
+
+import pytest
+
+from grader.model import Limits
+from grader.run.execute import Program
+from grader.run.forkserver import ForkServerRunner
+
+OBSERVERS = Path(__file__).resolve().parents[1] / "data" / "observers"
+SLOW = Limits(time_s=60)
+ROOT = os.name == "posix" and os.geteuid() == 0
+pytestmark = pytest.mark.skipif(not Path("/proc/self/mountinfo").exists(), reason="Linux's namespaces")
+
+# Files of /proc/PID that change by themselves between two runs of the same program: the clocks
+# (start time, CPU times, scheduling statistics) and the probe's own counts of its memory and work.
+CLOCKS_AND_OWN_WORK = {"stat", "status", "sched", "schedstat", "statm", "smaps", "smaps_rollup", "numa_maps"}
+CLOCKS_AND_OWN_WORK |= {"arch_status", "io", "wchan", "syscall", "stack", "timerslack_ns"}
+# Where the interpreter's memory is: chosen at random when the fork server starts (ASLR), the same
+# for every run of one server, and nothing a program can change for another.
+ADDRESSES = {"maps", "map_files"}
+# Numbers the kernel gives its own objects from counters of the whole machine, which a program can
+# read but (with the system call filter) not move: the inode numbers of the run's pipes and of the
+# kernel's sockets (fd/, fdinfo/, net/netlink), the run's scheduling group (autogroup), mount ids and
+# device numbers (the first three fields of mountinfo).
+KERNEL_NUMBERS = {"fd", "fdinfo", "autogroup", "netlink"}
+
+
+def _run(runner, name: str, stdin: bytes = b""):
+    program = Program(python=sys.executable, script=OBSERVERS / name, run_name=name)
+    return runner.run(program, stdin, SLOW)
+
+
+def _isolated(runner) -> None:
+    protections = runner.protections(sys.executable)
+    needed = ("private_tmp", "processes_hidden", "syscall_filter", "files_hidden")
+    missing = [k for k in needed if not getattr(protections, k)]
+    if missing:
+        pytest.skip(f"runs are not isolated here ({', '.join(missing)}): {protections.describe()}")
+
+
+def _mount_table(text: str) -> str:
+    """A mount table without the kernel's numbers (mount id, its parent's, the device)."""
+    return "\n".join(" ".join(line.split(" ")[3:]) for line in text.splitlines())
+
+
+def _seen(output: bytes) -> Dict[str, object]:
+    """The probe's output, flat, with what may differ (above) left out."""
+    flat: Dict[str, object] = {}
+
+    def walk(value, key):
+        if isinstance(value, dict):
+            for name, inner in value.items():
+                walk(inner, f"{key} :: {name}" if key else name)
+            return
+        parts = set(re.split(r"[/ ]", key))
+        own = key.startswith("files of /proc") and key.rsplit("/", 1)[-1] in CLOCKS_AND_OWN_WORK
+        if parts & (KERNEL_NUMBERS | ADDRESSES) or own:
+            return
+        flat[key] = _mount_table(value) if key.endswith("mountinfo") and isinstance(value, str) else value
+
+    walk(json.loads(output), "")
+    return flat
+
+
+def _different(first: Dict[str, object], second: Dict[str, object]) -> str:
+    keys = sorted(k for k in set(first) | set(second) if first.get(k) != second.get(k))
+    return "\n".join(f"{k}:\n  {str(first.get(k))[:300]!r}\n  {str(second.get(k))[:300]!r}" for k in keys[:20])
+
+
+def test_a_run_sees_the_same_before_and_after_a_run_that_tries_to_leave_marks():
+    with ForkServerRunner() as runner:
+        _isolated(runner)
+        before = _run(runner, "probe.py")
+        disturbed = _run(runner, "disturber.py")
+        if not ROOT:  # (the work root's name stays in a normal user's mount table: the same runner)
+            after = _run(runner, "probe.py")
+    if ROOT:
+        with ForkServerRunner() as other:  # another work root, server and pooled user id
+            after = _run(other, "probe.py")
+    assert disturbed.stdout == b"disturbed\n", disturbed.stderr
+    assert before.exit_code == 0 and after.exit_code == 0, before.stderr + after.stderr
+    first, second = _seen(before.stdout), _seen(after.stdout)
+    assert first == second, _different(first, second)
+    # and what it sees names neither the machine's state nor the grader's folders
+    assert first["cwd"] == "/run/program" and first["file"] == "/run/program/probe.py"
+    assert first["ids"][:2] == [2, 1] and first["next pid"] == 3, first["ids"]
+    assert first["sysinfo"][:2] == [-1, 38], first["sysinfo"]  # ENOSYS
+    assert "nim-grader-runs" not in json.dumps(first)
+
+
+def test_a_program_cannot_hide_a_secret_in_the_page_cache_for_a_later_run():
+    """A hidden case evicts some of the view's largest files and reads the others, after a secret;
+    a later run reads their residency every way it can: it learns nothing."""
+    with ForkServerRunner() as runner:
+        _isolated(runner)
+        before = _run(runner, "residency.py", b"read")
+        marked = _run(runner, "residency.py", b"mark 10110010011100011010110001011101")
+        after = _run(runner, "residency.py", b"read")
+    assert marked.stdout == b"marked\n", marked.stderr
+    assert before.stdout.count(b"\n") >= 8, before.stdout + before.stderr
+    assert before.stdout == after.stdout, before.stdout.decode() + "\n---\n" + after.stdout.decode()
+    assert b"faults=0" in before.stdout and b"faults=1" not in before.stdout  # all of it kept in memory
