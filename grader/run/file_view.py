@@ -38,8 +38,9 @@ PROGRAM_FOLDER = "/run/program"
 _SYSTEM_TOPS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 _ETC_FILES = ("ld.so.cache", "localtime", "passwd", "group", "nsswitch.conf")
 # Inside the standard library's folder, left out of view (covered): its own tests (a fifth of a
-# gigabyte) and installed packages.
-_NOT_STDLIB = ("test", "site-packages", "dist-packages")
+# gigabyte), installed packages, and what building C extensions needs (config-3.X-...: a static
+# library of the interpreter).
+_NOT_STDLIB = ("test", "site-packages", "dist-packages", "config-")
 _PROBE = (
     "import json, os, sys, sysconfig\n"
     "print(json.dumps({'prefixes': [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix],"
@@ -120,7 +121,9 @@ def interpreter_parts(python: str) -> Parts:
     covered: List[str] = []
     for folder in {os.path.realpath(p) for p in found["stdlib"] if p and os.path.isdir(p)}:
         bound.append(folder)
-        covered += [os.path.join(folder, name) for name in _NOT_STDLIB if os.path.isdir(os.path.join(folder, name))]
+        for entry in os.scandir(folder):
+            if entry.is_dir(follow_symlinks=False) and entry.name.startswith(_NOT_STDLIB):
+                covered.append(entry.path)
     dynload = found["dynload"] if os.path.isdir(found["dynload"]) else ""
     loaded = [os.path.realpath(found["executable"]), *glob.glob(os.path.join(dynload, "*.so"))]
     loaded += glob.glob(os.path.join(found["libdir"], "libpython*.so*")) if found["libdir"] else []
