@@ -48,6 +48,9 @@ class Protections:
     own_processes: bool = False  # no other process in reach: a user id or a process namespace of its own
     processes_hidden: bool = False  # its /proc shows its own processes only
     syscall_filter: bool = False  # no new namespaces, mounts, kernel keys (seccomp)
+    # nothing of an earlier run in sight: each run's own namespaces, one view for every run with its
+    # files kept in memory, the page cache's state and the machine's refused (docs/security.md)
+    earlier_runs_unseen: bool = False
     strays_killed: bool = False  # processes left behind are found and killed (subreaper)
     note: str = ""  # why the runner gives less than it could (e.g. the fork server did not start)
 
@@ -62,6 +65,7 @@ class Protections:
         "own_processes": "no other process in reach",
         "processes_hidden": "no other process in sight",
         "syscall_filter": "no new namespaces or mounts",
+        "earlier_runs_unseen": "nothing of earlier runs in sight",
         "strays_killed": "left-over processes killed",
     }
 
@@ -177,12 +181,13 @@ def with_fork_server(protections: Protections, hello: dict) -> Protections:
         fork_server=True,
         private_tmp=isolated,
         files_capped=isolated,
-        # out of reach by a user id of its own (root), or by a process namespace of its own
-        own_processes=protections.separate_user or isolation == "userns",
-        processes_hidden=isolation == "userns" or (isolation == "root" and hello.get("proc") == "own"),
+        # out of reach by a user id of its own (root), and by a process namespace of its own
+        own_processes=protections.separate_user or isolated,
+        processes_hidden=isolated and hello.get("proc") == "own",
         # a program of the grader's own user (no user id of its own) sees the runs' folder unless
         # each run has its own view of it
         files_hidden=protections.files_hidden and (isolated or protections.separate_user),
         syscall_filter=bool(hello.get("filter")),
+        earlier_runs_unseen=isolated and bool(hello.get("filter")) and bool(hello.get("resident")),
         strays_killed=isolated or Path("/proc/self/task").is_dir(),
     )

@@ -53,7 +53,7 @@ def _run(runner, name: str, stdin: bytes = b""):
 
 def _isolated(runner) -> None:
     protections = runner.protections(sys.executable)
-    needed = ("private_tmp", "processes_hidden", "syscall_filter", "files_hidden")
+    needed = ("private_tmp", "processes_hidden", "syscall_filter", "files_hidden", "earlier_runs_unseen")
     missing = [k for k in needed if not getattr(protections, k)]
     if missing:
         pytest.skip(f"runs are not isolated here ({', '.join(missing)}): {protections.describe()}")

@@ -20,12 +20,13 @@ it starts can read (/proc/self/cmdline):
                    and the view of the file system to make (``file_view.View`` as JSON; "" for none)
   server → grader  {"hello": {"isolation": "root" | "userns" | null, "proc": "own" | "all",
                    "filter": bool, "view": "made" | "" | why not, "sessions": true,
-                   "folder": path or ""}}   once, when
+                   "folder": path or "", "resident": bool}}   once, when
                    it is ready (``sessions``: it runs shared processes, ``case_loop``): how
                    each run gets its own namespaces and file systems (null: it cannot), whether its
                    /proc shows its own processes only, whether the system call filter is installed
-                   in each, whether it made the view of the file system it was given, and where
-                   each isolated run's folder is, as the program sees it ("": at its own path)
+                   in each, whether it made the view of the file system it was given, where
+                   each isolated run's folder is, as the program sees it ("": at its own path),
+                   and whether it read every file of its view into memory (``keep_resident``)
   grader → server  {"op": "run", "id": N, "folder": ..., "script": ..., "limits": [[name, value]...],
                     "unbuffered": bool, "uid": int or null, "isolate": mode or null, "seed": str,
                     "rules": [...], "session": {"cpu": N} or null}
@@ -301,7 +302,8 @@ def _make_view():
 
 def serve():
     view = _make_view()  # first: everything after happens in it
-    if view == "made" or (VIEW is None and os.path.isdir(run_mounts.PROGRAM_FOLDER)):  # a view (ours, or bubblewrap's)
+    resident = view == "made" or (VIEW is None and os.path.isdir(run_mounts.PROGRAM_FOLDER))  # a view, ours or bwrap's
+    if resident:
         run_mounts.keep_resident(WORK_ROOT)  # every file of it in memory before any run
     sock = SOCKET
     _become_subreaper()
@@ -311,6 +313,7 @@ def serve():
     mode, proc = isolation.mode_here(WORK_ROOT)
     folder = run_mounts.PROGRAM_FOLDER if mode and os.path.isdir(run_mounts.PROGRAM_FOLDER) else ""
     hello = {"isolation": mode, "proc": proc, "filter": FILTER, "view": view, "sessions": True, "folder": folder}
+    hello["resident"] = resident
     _send(sock, {"hello": hello})
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
