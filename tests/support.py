@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from grader.course.layout import Course
 
@@ -97,3 +97,39 @@ def grade_portal_queue(runner=None) -> int:
             return grade_portal_queue(started)
     context = replace(grading_context(runner, COURSE), case_jobs=2)  # tests: the cases two at a time
     return drain(LocalGrading(context))
+
+
+def pooled_users_while(action: Callable[[], object]) -> Tuple[object, List[Dict[int, set]]]:
+    """Run ``action`` while watching, from outside the runs, which processes run with a user id of
+    the pool (``uid_pool``): its result and each look (real user id → the process namespaces of the
+    processes that have it: one for a run's own). A program sees its id as a fixed one
+    (docs/security.md), so only the machine's side can tell which it really has."""
+    import os
+    import threading
+
+    from grader.run.uid_pool import FIRST_UID, POOL_SIZE
+
+    looks: List[Dict[int, set]] = []
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            look: Dict[int, set] = {}
+            for name in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    with open(f"/proc/{name}/status", encoding="ascii", errors="replace") as handle:
+                        uid = next(int(line.split()[1]) for line in handle if line.startswith("Uid:"))
+                    if FIRST_UID <= uid < FIRST_UID + POOL_SIZE:
+                        look.setdefault(uid, set()).add(os.readlink(f"/proc/{name}/ns/pid"))
+                except (OSError, ValueError, StopIteration):
+                    continue
+            looks.append(look)
+            done.wait(0.02)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        return action(), looks
+    finally:
+        done.set()
+        watcher.join()

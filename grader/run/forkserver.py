@@ -271,14 +271,15 @@ class ForkServerRunner(ProcessRunner):
             if python in self._cannot_start:
                 raise ServerCannotStart(self._cannot_start[python])
             server = self._servers.get((python, trusted))
-            if server is not None and server.alive:
-                return server
-            if server is not None:
-                server.stop()
-            chosen = self.plan(python)
-            server = self._servers[(python, trusted)] = _Server(
-                python, chosen.prefix, self.root, server_view(chosen.view)
-            )
+            if server is None or not server.alive:
+                if server is not None:
+                    server.stop()
+                chosen = self.plan(python)
+                server = self._servers[(python, trusted)] = _Server(
+                    python, chosen.prefix, self.root, server_view(chosen.view)
+                )
+        # Every caller waits for the hello, not only the one that started the server: a run asked
+        # for before it would get none of the isolation the hello announces.
         try:
             server.wait_ready()
         except ServerCannotStart as error:

@@ -234,7 +234,8 @@ class SharedProcess:
                 self.alive = False
                 return None
         case = _Case(self.child, self.control, pipes)
-        result = case.run(stdin, limits, self.folder.path, session)
+        # the folder as the program sees it (the same path on every run, where the server has one)
+        result = case.run(stdin, limits, getattr(self.child, "workdir", "") or self.folder.path, session)
         if result is None or not case.clean:
             self.alive = False
         return result

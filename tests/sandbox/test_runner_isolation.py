@@ -26,6 +26,7 @@ from grader.model import Limits
 from grader.run import forkserver
 from grader.run.execute import Program, RunnerFailure, SubprocessRunner
 from grader.run.forkserver import ForkServerRunner
+from tests.support import pooled_users_while
 
 QUICK = Limits(time_s=5)
 ROOT = os.name == "posix" and os.geteuid() == 0
@@ -98,16 +99,19 @@ def test_a_program_finds_no_other_file_in_its_memory(tmp_path):
 
 @needs_root
 def test_two_graders_never_give_two_runs_the_same_user(tmp_path):
-    """Two runners at once (two courses, two CI jobs, a worker's threads): ids unique machine-wide."""
+    """Two runners at once (two courses, two CI jobs, a worker's threads): ids unique machine-wide.
+    Each program sees one fixed id; which it really runs as is seen from outside."""
     sleeper = "import os, time\nprint(os.getuid(), flush=True)\ntime.sleep(1)\n"
     with ForkServerRunner() as first, ForkServerRunner() as second:
         a = program(tmp_path, "a.py", sleeper)
         runs = [(first, a)] * 3 + [(second, a)] * 3
         with ThreadPoolExecutor(max_workers=len(runs)) as pool:
-            results = list(pool.map(lambda pair: pair[0].run(pair[1], b"", QUICK), runs))
-    uids = [int(r.stdout) for r in results]
-    assert all(uid != 0 for uid in uids)
-    assert len(set(uids)) == len(uids), uids
+            results, looks = pooled_users_while(
+                lambda: list(pool.map(lambda pair: pair[0].run(pair[1], b"", QUICK), runs))
+            )
+    assert {int(r.stdout) for r in results} == {1000}, [r.stdout + r.stderr for r in results]
+    assert max(len(look) for look in looks) >= 3, looks  # several ran at once...
+    assert all(len(found) == 1 for look in looks for found in look.values()), looks  # ...each as a user of its own
 
 
 @needs_root

@@ -121,3 +121,18 @@ def test_a_program_cannot_hide_a_secret_in_the_page_cache_for_a_later_run():
     assert before.stdout.count(b"\n") >= 8, before.stdout + before.stderr
     assert before.stdout == after.stdout, before.stdout.decode() + "\n---\n" + after.stdout.decode()
     assert b"faults=0" in before.stdout and b"faults=1" not in before.stdout  # all of it kept in memory
+
+
+def test_runs_asked_for_at_once_from_a_new_runner_are_all_isolated(tmp_path):
+    """The first runs of a runner, asked for from several threads before its server said it was
+    ready: each gets the isolation the server announces (one used to run with none: the other
+    runs' folder in its /tmp, the grader's processes in its /proc)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    look = tmp_path / "look.py"
+    look.write_text("import os\nprint(sorted(os.listdir('/tmp')), os.getpid())\n", encoding="utf-8")
+    program = Program(python=sys.executable, script=look, run_name="look.py")
+    with ForkServerRunner() as runner, ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda _: runner.run(program, b"", SLOW), range(4)))
+        _isolated(runner)
+    assert [r.stdout for r in results] == [b"[] 2\n"] * 4, [r.stdout + r.stderr for r in results]
