@@ -48,7 +48,6 @@ CHILD_MODULES = (
     ("rule_checks", RULE_FOLDER),
     ("rule_guard", RULE_FOLDER),
     ("child_program", CHILD_FOLDER),
-    ("case_loop", CHILD_FOLDER),
 )
 STARTS = ("zygote", "subprocess_start")
 

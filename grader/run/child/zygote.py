@@ -16,19 +16,15 @@ reference solution or case (the grader runs reference solutions in a server of t
 Protocol on the socket whose fd is the first argument (a SOCK_SEQPACKET socket: one JSON message
 per packet):
   server → grader  {"hello": {"isolation": "root" | "userns" | null, "proc": "own" | "all",
-                   "filter": bool, "view": "made" | "" | why not, "sessions": true}}   once, when
-                   it is ready (``sessions``: it runs shared processes, ``case_loop``): how
-                   each run gets its own namespaces and file systems (null: it cannot), whether its
+                   "filter": bool, "view": "made" | "" | why not}}   once, when
+                   it is ready: how each run gets its own namespaces and file systems (null: it cannot), whether its
                    /proc shows its own processes only, whether the system call filter is installed
                    in each, and whether it made the view of the file system it was given (argv[3])
   grader → server  {"op": "run", "id": N, "folder": ..., "script": ..., "limits": [[name, value]...],
                     "unbuffered": bool, "uid": int or null, "isolate": mode or null, "seed": str,
-                    "rules": [...], "session": {"cpu": N} or null}
+                    "rules": [...]}
                    with file descriptors attached (SCM_RIGHTS): stdin, stdout, stderr, the report
-                   channel, with "session" the control socket of a shared process (its first case
-                   on those streams, with N seconds of processor time, the next ones through it:
-                   ``case_loop``), then the
-                   cgroup.procs files of the run's cgroups (if any)
+                   channel, then the cgroup.procs files of the run's cgroups (if any)
   server → grader  {"id": N, "pid": P}           the child started
                    {"id": N, "status": S}        it ended (a raw wait status)
                    {"id": N, "error": "..."}     it could not be started
@@ -59,7 +55,6 @@ import time  # noqa: F401
 
 # Sent ahead of this source by the grader (``forkserver``), as modules: the program run as
 # __main__ and its report channel; per-run isolation and limits; each run's randomness from its seed.
-import case_loop
 import child_program
 import run_mounts
 import seeded_randomness
@@ -150,16 +145,13 @@ STREAMS = {False: _streams(False), True: _streams(True)}
 def _child(request, fds, keep_closed):
     """In the forked child: become the student's program. Never returns.
 
-    ``fds``: its standard input, output and error, its report channel (``child_program``), for a
-    shared process (``"session"``) its control socket (``case_loop``), then the ``cgroup.procs``
-    files of the run's cgroups, if any.
+    ``fds``: its standard input, output and error, its report channel (``child_program``), then the
+    ``cgroup.procs`` files of the run's cgroups, if any.
     """
     exit_code = 1
     started = False
-    session = request.get("session")
-    control = fds[4] if session else None
     try:
-        for fd in fds[5 if control is not None else 4 :]:  # the run's cgroups: everything from here on counts in them
+        for fd in fds[4:]:  # the run's cgroups: everything from here on counts in them
             os.write(fd, b"0")
             os.close(fd)
         os.setsid()
@@ -171,8 +163,6 @@ def _child(request, fds, keep_closed):
             if fd > 2 and fd not in fds[3:]:
                 os.close(fd)
         child_program.take_channel(fds[3])
-        if control is not None:
-            os.set_inheritable(control, False)  # the program's own processes never get it
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
@@ -186,7 +176,7 @@ def _child(request, fds, keep_closed):
         if request.get("isolate"):  # from here on, this is the program's process
             owner = uid if os.getuid() == 0 else None
             devices = seeded_randomness.device_bytes(seed)
-            isolation.isolate(request["isolate"], folder, owner, devices, keep_devices=control is not None)
+            isolation.isolate(request["isolate"], folder, owner, devices)
         if uid is not None and os.getuid() == 0:
             isolation.become(uid)
         child_program.watch_for_stack()
@@ -200,9 +190,6 @@ def _child(request, fds, keep_closed):
         if FILTER:
             syscall_filter.install()  # last: nothing of ours needs what it refuses
         started = True
-        if control is not None:
-            rules = request.get("rules") or ()
-            case_loop.serve(control, script, folder, rules, seed, session["cpu"], bool(unbuffered))  # never returns
         exit_code = child_program.run(script, folder, request.get("rules") or ())
     except BaseException as error:  # our own set-up failed: say so on the program's stderr
         if not started:
@@ -292,7 +279,7 @@ def serve():
     # children do not copy those pages by touching them (copy-on-write).
     gc.freeze()
     mode, proc = isolation.mode_here(WORK_ROOT)
-    hello = {"isolation": mode, "proc": proc, "filter": FILTER, "view": view, "sessions": True}
+    hello = {"isolation": mode, "proc": proc, "filter": FILTER, "view": view}
     _send(sock, {"hello": hello})
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)

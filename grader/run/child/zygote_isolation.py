@@ -31,15 +31,14 @@ def _check(result, what):
         raise OSError(number, f"{what}: {os.strerror(number)}")
 
 
-def isolate(mode, folder, owner=None, random_bytes=b"", keep_devices=False):
+def isolate(mode, folder, owner=None, random_bytes=b""):
     """Give this run namespaces of its own, and return in the process that becomes the program.
 
     Every run gets its own mount, IPC and network namespaces (``run_mounts``): its ``folder`` on a
     capped file system of its own holding copies of its files (owned by user ``owner``), empty
     capped /tmp, /var/tmp and /dev/shm, no other run's folder, a /proc of its own processes, and
     /dev/urandom giving ``random_bytes``: shared memory, files and abstract sockets cannot carry
-    anything into another run, nor outlive it. With ``keep_devices`` (a shared process),
-    ``run_mounts.DEVICES`` can rewrite the devices.
+    anything into another run, nor outlive it.
 
     ``mode`` "root": the server has the privilege, and each run a user id of its own, which keeps
     every other process out of its reach (it cannot signal or trace them): the program is this
@@ -62,7 +61,7 @@ def isolate(mode, folder, owner=None, random_bytes=b"", keep_devices=False):
         run_mounts.new_namespace()
         run_mounts.own_folders(folder, owner)
         hidden = run_mounts.own_processes_only()
-        run_mounts.seeded_devices(random_bytes, keep_devices)
+        run_mounts.seeded_devices(random_bytes)
         return hidden
     uid, gid = os.getuid(), os.getgid()
     _check(_LIBC.unshare(_CLONE_NEWPID | _CLONE_NEWUSER), "unshare")
@@ -81,7 +80,7 @@ def isolate(mode, folder, owner=None, random_bytes=b"", keep_devices=False):
         run_mounts.new_namespace()
         run_mounts.own_folders(folder, None)
         run_mounts.fresh_proc()
-        run_mounts.seeded_devices(random_bytes, keep_devices)
+        run_mounts.seeded_devices(random_bytes)
         _drop_capabilities(_LIBC)
         program = os.fork()
     except BaseException as error:  # said on the program's stderr, as any failure to start it
