@@ -136,13 +136,25 @@ def pump(process, stdin: bytes, stdout: Capture, stderr: Capture, limits: Limits
         watch.drain(limits)
         if over_limit(stdout, stderr, limits):
             return False, True
-        process.wait(timeout=max(clock.backstop - time.monotonic(), 0.01))
+        if not _ended(process, watch, clock):  # its outputs closed, and it goes on computing
+            ask_for_stack(process, stderr)
+            return True, False
         return False, False
-    except subprocess.TimeoutExpired:
-        ask_for_stack(process, stderr)
-        return True, False
     finally:
         watch.close()
+
+
+def _ended(process, watch: Watch, clock: RunClock) -> bool:
+    """Wait for the program to end, its time still counted; False when it ran out of time first
+    (a program that closed its outputs and computes on is stopped at its limit, as any other)."""
+    while process.poll() is None:
+        if clock.out_of_time():
+            return False
+        if watch.exit_fd is not None:
+            watch.selector.select(timeout=clock.wait_at_most())
+        else:
+            time.sleep(min(clock.wait_at_most(), 0.01))
+    return True
 
 
 def converse(process, session: Session, stdout: Capture, stderr: Capture, limits: Limits, clock: RunClock):
@@ -192,7 +204,8 @@ def converse(process, session: Session, stdout: Capture, stderr: Capture, limits
             if exited or open_outputs == 0:
                 watch.drain(limits, on_stdout=lambda data: _ask(session.output, decoder.decode(data)))
                 _ask(session.output, decoder.decode(b"", final=True))
-                process.wait(timeout=max(clock.backstop - time.monotonic(), 0.01))
+                if not _ended(process, watch, clock):
+                    return True, False, False
                 return False, over_limit(stdout, stderr, limits), False
             if got_output:
                 last_output = time.monotonic()
