@@ -180,9 +180,13 @@ class _Server:
             "session": {"cpu": case_cpu} if control >= 0 else None,
         }
         joins = folder.cgroup.fds if folder.cgroup is not None else ()
+        # the server holds the run's user id too, until it has ended what runs as it (``zygote``)
+        uid_lock = folder.uid_lock()
+        request["uid_lock"] = uid_lock is not None
         try:
             shared = [control] if control >= 0 else []
-            self._send(request, [stdin_read, stdout_write, stderr_write, report_write, *shared, *joins])
+            held = [uid_lock] if uid_lock is not None else []
+            self._send(request, [stdin_read, stdout_write, stderr_write, report_write, *shared, *joins, *held])
         except OSError:
             self.alive = False
             raise ServerGone from None

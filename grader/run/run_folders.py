@@ -269,6 +269,10 @@ class RunFolder:
         self.uid: Optional[int] = None
         self.cgroup = None  # the run's cgroups (``cgroups.RunGroup``), where the runner makes them
 
+    def uid_lock(self) -> Optional[int]:
+        """The lock that holds the run's user id (``UidPool.lock_of``), None without one."""
+        return self.uids.lock_of(self.uid) if self.uid is not None else None
+
     def __enter__(self) -> RunFolder:
         self.path = tempfile.mkdtemp(prefix="run-", dir=self.root)
         try:

@@ -11,12 +11,24 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
+import signal
 import subprocess
 import sys
+import threading
+import time
+from pathlib import Path
 
+import pytest
 from support import PROJECT
 
+from grader.errors import GraderError
+from grader.model import Limits
+from grader.run import sandbox
+from grader.run.execute import Program
+from grader.run.forkserver import ForkServerRunner
 from grader.run.run_folders import remove_stale_roots
+from grader.run.uid_pool import UidPool
 
 GRADERS = 6
 ROUNDS = 150  # the rule before the folder's own lock failed 8 to 43 of 6 x 150 rounds, the first within 10
@@ -65,3 +77,53 @@ def test_graders_side_by_side_never_remove_each_others_folders(tmp_path):
     # what the graders that are gone left is removed by the next sweep, at once
     remove_stale_roots(str(temp))
     assert sorted(os.listdir(temp)) == []
+
+
+def _running_as(uid: int) -> list:
+    """The processes whose real user id is ``uid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            lines = (entry / "status").read_text().splitlines() if entry.name.isdigit() else []
+        except OSError:
+            continue
+        if any(line.split()[:2] == ["Uid:", str(uid)] for line in lines):
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0, reason="user ids for runs are root's")
+def test_a_user_id_is_no_other_graders_while_a_program_may_still_run_as_it(tmp_path, monkeypatch):
+    """A grader that is gone (its own hold on the id gone with it) while its fork server still runs
+    a program: the id is not handed out again until the server has ended what runs as it. Before,
+    another grader got it at once, and the server then killed whatever ran as it, that grader's run too."""
+    uid = 991_000 + secrets.randbelow(8_000)  # a pool of one id, apart from every other grader's
+    locks = str(tmp_path / "uids")
+    pools = []
+
+    def one_id_pool():
+        pools.append(UidPool(first=uid, size=1, folder=locks))
+        return pools[-1]
+
+    monkeypatch.setattr(sandbox, "UidPool", one_id_pool)
+    script = tmp_path / "waits.py"
+    script.write_text("import time\ntime.sleep(120)\n")
+    program = Program(python=sys.executable, script=script, run_name="waits.py")
+    other = UidPool(first=uid, size=1, folder=locks)
+    with ForkServerRunner() as runner:
+        runner.protections(sys.executable)  # its server started, and the probes run as the id done
+        run = threading.Thread(target=runner.run, args=(program, b"", Limits(time_s=60)))
+        run.start()
+        deadline = time.monotonic() + 60
+        while not _running_as(uid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        program_pids = _running_as(uid)
+        assert program_pids, "the program never started"
+        pools[0].give(uid)  # as when the grader's process is killed: its own hold goes with it
+        with pytest.raises(GraderError, match="in use"):
+            other.take(wait_s=0.2)
+        for pid in program_pids:
+            os.kill(pid, signal.SIGKILL)
+        run.join(timeout=60)
+    assert other.take(wait_s=30) == uid
+    other.give(uid)
