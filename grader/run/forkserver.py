@@ -173,8 +173,12 @@ class _Server:
             "rules": rules_for_child(rules),
         }
         joins = folder.cgroup.fds if folder.cgroup is not None else ()
+        # the server holds the run's user id too, until it has ended what runs as it (``zygote``)
+        uid_lock = folder.uid_lock()
+        request["uid_lock"] = uid_lock is not None
         try:
-            self._send(request, [stdin_read, stdout_write, stderr_write, report_write, *joins])
+            held = [uid_lock] if uid_lock is not None else []
+            self._send(request, [stdin_read, stdout_write, stderr_write, report_write, *joins, *held])
         except OSError:
             self.alive = False
             raise ServerGone from None

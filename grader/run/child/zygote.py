@@ -24,7 +24,9 @@ per packet):
                     "unbuffered": bool, "uid": int or null, "isolate": mode or null, "seed": str,
                     "rules": [...]}
                    with file descriptors attached (SCM_RIGHTS): stdin, stdout, stderr, the report
-                   channel, then the cgroup.procs files of the run's cgroups (if any)
+                   channel, then the cgroup.procs files of the run's cgroups (if any), then with
+                   "uid_lock" the lock of its user id (``uid_pool``): held here until what runs as
+                   that id has ended
   server → grader  {"id": N, "pid": P}           the child started
                    {"id": N, "status": S}        it ended (a raw wait status)
                    {"id": N, "error": "..."}     it could not be started
@@ -288,13 +290,14 @@ def serve():
     closed_in_children = [sock.fileno(), wake_read, wake_write]
     running = {}  # pid → request id
     uids = {}  # request id → the user id its program runs as (root only)
+    locks = {}  # request id → our copy of the lock of that user id (no child ever keeps one)
     spares = []  # (pid, socket) of children forked ahead, waiting for a request
     while True:
         # Fork spares only when nothing is waiting: the fork's cost then falls in idle time.
         idle = 0.05 if len(spares) >= SPARES else 0
         ready, _, _ = select.select([sock, wake_read], [], [], idle)
         if not ready and len(spares) < SPARES:
-            spares.append(_spare(closed_in_children))
+            spares.append(_spare(closed_in_children + list(locks.values())))
             continue
         if wake_read in ready:
             os.read(wake_read, 4096)
@@ -307,11 +310,11 @@ def serve():
                 break
             if pid in running:
                 ident = running.pop(pid)
-                uids.pop(ident, None)
                 try:
                     os.killpg(pid, signal.SIGKILL)  # what it left running in its group goes too
                 except (ProcessLookupError, PermissionError):
                     pass
+                _let_go(uids.pop(ident, None), locks.pop(ident, None))
                 _send(sock, {"id": ident, "status": status})
             else:
                 spares = [(p, s) for p, s in spares if p != pid]
@@ -321,9 +324,11 @@ def serve():
         request, fds = _receive(sock)
         if request is None:
             break  # the grader has gone: stop, and take the children with us
+        lock = fds.pop() if request.get("uid_lock") and fds else None
         if request.get("op") == "run" and len(fds) < 4:
             for fd in fds:
                 os.close(fd)
+            _let_go(None, lock)
             _send(sock, {"id": request.get("id"), "error": "a run needs four file descriptors"})
             continue
         if request["op"] == "kill":
@@ -349,20 +354,31 @@ def serve():
                 _send(sock, {"id": request["id"], "error": str(error)})
                 for fd in fds:
                     os.close(fd)
+                _let_go(None, lock)
                 continue
             if pid == 0:
-                _child(request, fds, closed_in_children)
+                _child(request, fds, closed_in_children + list(locks.values()) + ([lock] if lock is not None else []))
         for fd in fds:
             os.close(fd)
         running[pid] = request["id"]
         if request.get("uid") is not None:
             uids[request["id"]] = request["uid"]
+        if lock is not None:
+            locks[request["id"]] = lock
         _send(sock, {"id": request["id"], "pid": pid})
     for pid in list(running) + [p for p, _ in spares]:
         _kill(pid)
-    if os.getuid() == 0:  # what a program started in a session of its own ends with it too
-        for uid in set(uids.values()):
-            isolation.end_leftovers(uid)
+    for ident in set(uids) | set(locks):  # what a program started in a session of its own ends with it too
+        _let_go(uids.get(ident), locks.get(ident))
+
+
+def _let_go(uid, lock):
+    """End what ``uid`` still runs (as root), then close our copy of its ``lock``: only then may the
+    id be another run's, of this grader or another (``uid_pool``), even when its grader is gone."""
+    if uid is not None and os.getuid() == 0:
+        isolation.end_leftovers(uid)
+    if lock is not None:
+        os.close(lock)
 
 
 if __name__ == "__main__":
