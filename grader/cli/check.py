@@ -16,7 +16,7 @@ from grader.cli.grading_setup import course_folder, graded_with, grading_context
 from grader.cli.watch import stamps, watch
 from grader.course.loader import load_course
 from grader.errors import UsageError
-from grader.grade.grading import GradingContext, grade_file
+from grader.grade.grading import GradingContext, grade_hand_in, submitted_file
 from grader.grade.known_mistakes import with_known_mistake
 from grader.model import TaskResult, Verdict
 from grader.report import pages as report
@@ -53,12 +53,12 @@ def _grade_and_report(args, pairs, notes, context: GradingContext, note: str, po
     for line in notes:
         print(for_terminal(line), file=sys.stderr)
 
-    def graded(task, path) -> TaskResult:
-        result = grade_file(task, path, context, for_terminal(str(path)))
-        return with_known_mistake(result, signatures.get(task.id, ()))
-
     def grade_all() -> int:
-        results: List[TaskResult] = [graded(task, path) for task, path in pairs]
+        # one hand-in: every visible run of every file before the first hidden case of any
+        items = [submitted_file(task, path, for_terminal(str(path))) for task, path in pairs]
+        results: List[TaskResult] = [
+            with_known_mistake(result, signatures.get(result.task.id, ())) for result in grade_hand_in(items, context)
+        ]
         index = _write_report(results, Path(args.report), note)
         table = report.terminal_table(results, index) + (f"\n{portal}" if portal else "")
         print(table, file=sys.stderr if args.json else sys.stdout, flush=True)

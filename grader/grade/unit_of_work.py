@@ -4,7 +4,8 @@ In: a ``StudentWork`` (the files' bytes, the tasks, the results already known) a
 context, or a picklable ``WorkerSetup`` on a worker of any executor (a process, a Dask cluster).
 Out: the unit's ``TaskResult`` values, one per task. The same unit is what ``grade`` makes for a
 student of a class folder and what the portal makes for a submission (with the student's other
-files it imports), so both grade alike. Grading runs each task's cases with ``grade_submission``.
+files it imports), so both grade alike. The unit is one hand-in (``grading.grade_hand_in``): every
+visible run of all its tasks ends before the first hidden case starts.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import Mapping, Optional, Tuple
 from grader.course.course_checkers import course_checkers
 from grader.course.layout import Course
 from grader.errors import GraderError, UsageError
-from grader.grade.grading import GradingContext, grade_submission
+from grader.grade.grading import GradingContext, grade_hand_in
+from grader.grade.hand_in import Submitted
 from grader.model import CaseResult, Task, TaskResult
 from grader.run.forkserver import best_runner
 from grader.run.sandbox import Protections
@@ -81,13 +83,17 @@ def grade_work(context: GradingContext, work: StudentWork) -> Tuple[TaskResult, 
     The unit carries the files' bytes, so a worker needs no access to the class folder; the
     reports name them as ``student/task.py``.
     """
-    results = []
-    for task in work.tasks:
-        name = f"{task.id}.py"
-        companions = [work.file(f"{module}.py") for module in task.uses_files]
-        shown = f"{work.student}/{name}"
-        results.append(grade_submission(task, work.file(name), companions, context, shown, work.known.get(task.id)))
-    return tuple(results)
+    items = [
+        Submitted(
+            task,
+            work.file(f"{task.id}.py"),
+            tuple(work.file(f"{module}.py") for module in task.uses_files),
+            f"{work.student}/{task.id}.py",
+            work.known.get(task.id) or {},
+        )
+        for task in work.tasks
+    ]
+    return tuple(grade_hand_in(items, context))
 
 
 def grade_remote(setup: WorkerSetup, work: StudentWork) -> Tuple[TaskResult, ...]:

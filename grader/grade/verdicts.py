@@ -28,6 +28,7 @@ from grader.grade.returns import returns_nothing_message
 from grader.model import Case, CaseResult, CheckOutcome, Difference, Verdict
 from grader.run.child.child_program import RULE_BROKEN
 from grader.run.execute import Program
+from grader.run.run_clock import wall_backstop
 from grader.run.run_facts import RuleBreak, RunResult
 from grader.run.streams import Session
 from grader.submission.rules import rule_message
@@ -218,10 +219,20 @@ def _run_verdict(run: RunResult, case: Case, program: Program, task_ids: Sequenc
             "or build a list that keeps growing?",
             True,
         )
+    if run.timed_out and run.waited:  # the wall-clock backstop: it slept or waited, it did not compute
+        return (
+            Verdict.TIME_LIMIT_EXCEEDED,
+            f"Your program was stopped after {wall_backstop(limits.time_s):g} seconds on the clock, in which it "
+            f"used only {run.time_s:.2f} seconds of processor time (the limit is {limits.time_s:g}): it was "
+            "sleeping or waiting for something. Does it call time.sleep, or wait for input the case never gives?",
+            True,
+        )
     if run.timed_out:
         at = run.stack_at_stop[0] if run.stack_at_stop else None
         file, line = (at.file, at.line) if at is not None else ("", 0)
-        stopped = f"Your program was stopped after {limits.time_s:g} seconds (the time limit for this case)"
+        stopped = (
+            f"Your program was stopped after {limits.time_s:g} seconds of processor time (the time limit for this case)"
+        )
         if line:
             path = _file_of(program, file)
             source = _read_source(path) if path is not None else ""

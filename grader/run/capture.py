@@ -19,6 +19,7 @@ from typing import Optional, Tuple
 
 from grader.model import Limits
 from grader.run.child_records import read_records
+from grader.run.run_clock import RunClock
 from grader.run.run_facts import RunResult
 
 # Bytes read (or written) at a time.
@@ -70,7 +71,7 @@ def over_limit(stdout: Capture, stderr: Capture, limits: Limits) -> bool:
 
 def finish(
     process,
-    start: float,
+    clock: RunClock,
     stdout: Capture,
     stderr: Capture,
     timed_out: bool,
@@ -78,8 +79,9 @@ def finish(
     workdir: str,
     limits: Limits,
 ) -> RunResult:
-    """Stop what is left of the program (started at ``start``, by ``time.monotonic``) and report the
-    facts: exit status or signal, what was captured, the time it took, which limit it hit."""
+    """Stop what is left of the program and report the facts: exit status or signal, what was
+    captured, the time it used (``clock``: processor time of the run as a whole, where it can be
+    read), which limit it hit."""
     if timed_out or flooded:
         kill_group(process)
     try:
@@ -87,8 +89,8 @@ def finish(
     except subprocess.TimeoutExpired:
         kill_group(process)
         process.wait()
-    elapsed = time.monotonic() - start
     kill_group(process)  # children left behind in the group go too
+    used = clock.used()  # before the run's cgroup goes: its processes have ended
     code = process.returncode
     report = getattr(process, "report_capture", None)
     records = read_records(report.value() if report is not None else b"", workdir)
@@ -100,8 +102,9 @@ def finish(
         stderr=stderr.value(),
         stdout_bytes=stdout.total,
         stderr_bytes=stderr.total,
-        time_s=elapsed,
+        time_s=used,
         timed_out=timed_out,
+        waited=timed_out and clock.waited,
         output_limit_hit=flooded and stdout.total > limits.output_bytes,
         stderr_limit_hit=flooded and stderr.total > limits.stderr_bytes,
         workdir=workdir,

@@ -29,6 +29,9 @@ _RMDIR_TRIES = 10
 # A run's processes together get at most one processor's time: however many a program starts, the
 # runs beside it keep theirs.
 _CPU_PERIOD_US = 100_000
+# The v1 hierarchies a run's cgroup is made in: memory and pids always; cpu (one processor) and
+# cpuacct (the processor time its time limit counts) where the machine has them.
+_V1_KINDS = ("memory", "pids", "cpu", "cpuacct")
 
 
 def _mounts() -> Dict[str, str]:
@@ -48,7 +51,7 @@ def _mounts() -> Dict[str, str]:
             found.setdefault("2", point)
         elif kind[0] == "cgroup" and len(kind) > 2:
             for option in kind[2].split(","):
-                if option in ("memory", "pids", "cpu"):
+                if option in _V1_KINDS:
                     found.setdefault(option, point)
     return found
 
@@ -68,7 +71,7 @@ def _own_paths() -> Dict[str, str]:
         if parts[0] == "0" and parts[1] == "":
             paths["2"] = parts[2]
         for name in parts[1].split(","):
-            if name in ("memory", "pids", "cpu"):
+            if name in _V1_KINDS:
                 paths[name] = parts[2]
     return paths
 
@@ -88,11 +91,34 @@ def _read(path: str) -> str:
 
 @dataclass
 class RunGroup:
-    """One run's cgroup(s): one folder (v2) or two (v1 memory and pids)."""
+    """One run's cgroup(s): one folder (v2) or one per v1 hierarchy (``kinds``, in order)."""
 
     folders: Tuple[str, ...]
     version: str
     fds: Tuple[int, ...] = ()
+    kinds: Tuple[str, ...] = ()
+
+    def folder(self, kind: str) -> Optional[str]:
+        """The folder of the v1 hierarchy ``kind`` (v2: the one folder); None when there is none."""
+        if self.version == "2":
+            return self.folders[0]
+        for names, folder in zip(self.kinds, self.folders):
+            if kind in names.split(","):
+                return folder
+        return None
+
+    def cpu_seconds(self) -> Optional[float]:
+        """Processor seconds the run's processes have used together, or None where the machine
+        does not count them (no v1 cpuacct, no v2 ``cpu.stat``)."""
+        if self.version == "2":
+            for line in _read(os.path.join(self.folders[0], "cpu.stat")).splitlines():
+                name, _, value = line.partition(" ")
+                if name == "usage_usec" and value.strip().isdigit():
+                    return int(value) / 1e6
+            return None
+        folder = self.folder("cpuacct")
+        text = _read(os.path.join(folder, "cpuacct.usage")).strip() if folder is not None else ""
+        return int(text) / 1e9 if text.isdigit() else None
 
     def open_procs(self) -> Tuple[int, ...]:
         """Descriptors of the ``cgroup.procs`` files: writing "0" to each moves the writer in."""
@@ -153,6 +179,7 @@ class RunCgroups:
 
     def __init__(self, bases: Tuple[str, ...], version: str) -> None:
         self.bases, self.version = bases, version
+        self.kinds: Tuple[str, ...] = ()  # v1: the hierarchies of ``bases``, in order ("cpu,cpuacct" for one of two)
         self._numbers = itertools.count(1)
         self._lock = threading.Lock()
         self._left: List[str] = []  # run cgroups that could not be removed yet
@@ -163,9 +190,15 @@ class RunCgroups:
         the machine gives none the grader may make and fill."""
         mounts, paths = _mounts(), _own_paths()
         if "memory" in mounts and "pids" in mounts and "memory" in paths and "pids" in paths:
-            kinds = ("memory", "pids", "cpu") if "cpu" in mounts and "cpu" in paths else ("memory", "pids")
-            bases = tuple(os.path.join(mounts[k] + paths[k], name) for k in kinds)
-            return cls._made(bases, "1")
+            # one folder per hierarchy: cpu and cpuacct are often one (mounted "cpu,cpuacct")
+            folders: Dict[str, List[str]] = {}
+            for kind in _V1_KINDS:
+                if kind in mounts and kind in paths:
+                    folders.setdefault(os.path.join(mounts[kind] + paths[kind], name), []).append(kind)
+            made, why = cls._made(tuple(folders), "1")
+            if made is not None:
+                made.kinds = tuple(",".join(kinds) for kinds in folders.values())
+            return made, why
         if "2" in mounts and "2" in paths:
             parent = mounts["2"] + paths["2"]
             base = os.path.join(parent, name)
@@ -204,7 +237,7 @@ class RunCgroups:
         name = f"run-{next(self._numbers)}"
         folders = tuple(os.path.join(base, name) for base in self.bases)
         memory = str((limits.memory_mib + MEMORY_SLACK_MIB) * 1024 * 1024)
-        group = RunGroup(folders, self.version)
+        group = RunGroup(folders, self.version, kinds=self.kinds)
         for folder in folders:
             os.mkdir(folder, 0o755)
         try:
@@ -216,13 +249,15 @@ class RunCgroups:
                 if os.path.exists(os.path.join(folders[0], "cpu.max")):
                     _write(os.path.join(folders[0], "cpu.max"), f"{_CPU_PERIOD_US} {_CPU_PERIOD_US}")
             else:
-                _write(os.path.join(folders[0], "memory.limit_in_bytes"), memory)
-                if os.path.exists(os.path.join(folders[0], "memory.memsw.limit_in_bytes")):
-                    _write(os.path.join(folders[0], "memory.memsw.limit_in_bytes"), memory)
-                _write(os.path.join(folders[1], "pids.max"), str(limits.processes))
-                if len(folders) > 2:
-                    _write(os.path.join(folders[2], "cpu.cfs_period_us"), str(_CPU_PERIOD_US))
-                    _write(os.path.join(folders[2], "cpu.cfs_quota_us"), str(_CPU_PERIOD_US))
+                memory_folder, pids, cpu = group.folder("memory"), group.folder("pids"), group.folder("cpu")
+                assert memory_folder is not None and pids is not None  # ``find`` makes none without them
+                _write(os.path.join(memory_folder, "memory.limit_in_bytes"), memory)
+                if os.path.exists(os.path.join(memory_folder, "memory.memsw.limit_in_bytes")):
+                    _write(os.path.join(memory_folder, "memory.memsw.limit_in_bytes"), memory)
+                _write(os.path.join(pids, "pids.max"), str(limits.processes))
+                if cpu is not None:
+                    _write(os.path.join(cpu, "cpu.cfs_period_us"), str(_CPU_PERIOD_US))
+                    _write(os.path.join(cpu, "cpu.cfs_quota_us"), str(_CPU_PERIOD_US))
             group.open_procs()
         except OSError:
             self.finish(group)
@@ -260,7 +295,7 @@ def remove_left(name: str) -> None:
     """Remove the cgroups named ``name`` that a runner gone (killed) left below this process's own
     cgroups, killing what still runs in them (a program's process in a session of its own)."""
     mounts, paths = _mounts(), _own_paths()
-    for key in ("memory", "pids", "cpu", "2"):
+    for key in (*_V1_KINDS, "2"):
         if key not in mounts or key not in paths:
             continue
         base = os.path.join(mounts[key] + paths[key], name)

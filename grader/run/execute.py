@@ -26,6 +26,7 @@ from grader.errors import GraderError
 from grader.model import Limits, Rule
 from grader.run.capture import REPORT_BYTES, Capture, captures, finish, kill_group
 from grader.run.cgroups import RunCgroups
+from grader.run.run_clock import RunClock
 from grader.run.run_facts import RunResult
 from grader.run.run_folders import RunFolder, WorkRoot, remove_stale_roots
 from grader.run.sandbox import Plan, Protections, plan
@@ -48,7 +49,6 @@ CHILD_MODULES = (
     ("rule_checks", RULE_FOLDER),
     ("rule_guard", RULE_FOLDER),
     ("child_program", CHILD_FOLDER),
-    ("case_loop", CHILD_FOLDER),
 )
 STARTS = ("zygote", "subprocess_start")
 
@@ -158,16 +158,18 @@ class ProcessRunner:
     def run(self, program: Program, stdin: bytes, limits: Limits) -> RunResult:
         def once(process, start, workdir):
             stdout, stderr = captures(limits)
-            timed_out, flooded = pump(process, stdin, stdout, stderr, limits, start)
-            return finish(process, start, stdout, stderr, timed_out, flooded, workdir, limits)
+            clock = RunClock(limits, process, start)
+            timed_out, flooded = pump(process, stdin, stdout, stderr, limits, clock)
+            return finish(process, clock, stdout, stderr, timed_out, flooded, workdir, limits)
 
         return self._twice(program, limits, False, once)
 
     def interact(self, program: Program, session: Session, limits: Limits) -> RunResult:
         def once(process, start, workdir):
             stdout, stderr = captures(limits)
-            timed_out, flooded, waiting = converse(process, session, stdout, stderr, limits, start)
-            result = finish(process, start, stdout, stderr, timed_out, flooded, workdir, limits)
+            clock = RunClock(limits, process, start)
+            timed_out, flooded, waiting = converse(process, session, stdout, stderr, limits, clock)
+            result = finish(process, clock, stdout, stderr, timed_out, flooded, workdir, limits)
             return replace(result, waiting_for_input=waiting)
 
         return self._twice(program, limits, True, once)

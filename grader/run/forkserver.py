@@ -21,10 +21,9 @@ import socket
 import subprocess
 import threading
 import time
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Dict, Iterator, Optional, Sequence, Tuple, Union
+from typing import Dict, Optional, Sequence, Tuple, Union
 
 from grader.model import Limits
 from grader.run.execute import (
@@ -44,7 +43,6 @@ from grader.run.file_view import server_view
 from grader.run.fork_child import START_TIMEOUT_S, ForkChild
 from grader.run.run_folders import RunFolder
 from grader.run.sandbox import Protections, with_fork_server
-from grader.run.shared_process import SharedProcess, session_limits
 
 
 def _zygote_source() -> str:
@@ -169,13 +167,9 @@ class _Server:
         unbuffered: bool,
         seed: str = "",
         rules=(),
-        control: int = -1,
-        case_cpu: int = 0,
     ) -> ForkChild:
         """Ask for one program, its randomness from ``seed``; returns at once (its pid comes when
-        the server has forked it). With ``control`` (a socket's descriptor, sent and not closed
-        here), a shared process that runs case after case (``case_loop``), the first with
-        ``case_cpu`` seconds of processor time.
+        the server has forked it).
 
         Raises ``ServerGone`` when the server has stopped, so the caller can start another.
         """
@@ -203,12 +197,14 @@ class _Server:
             "isolate": isolate,
             "seed": seed,
             "rules": rules_for_child(rules),
-            "session": {"cpu": case_cpu} if control >= 0 else None,
         }
         joins = folder.cgroup.fds if folder.cgroup is not None else ()
+        # the server holds the run's user id too, until it has ended what runs as it (``zygote``)
+        uid_lock = folder.uid_lock()
+        request["uid_lock"] = uid_lock is not None
         try:
-            shared = [control] if control >= 0 else []
-            self._send(request, [stdin_read, stdout_write, stderr_write, report_write, *shared, *joins])
+            held = [uid_lock] if uid_lock is not None else []
+            self._send(request, [stdin_read, stdout_write, stderr_write, report_write, *joins, *held])
         except OSError:
             self.alive = False
             raise ServerGone from None
@@ -288,33 +284,6 @@ class ForkServerRunner(ProcessRunner):
             server.stop()
             raise ServerCannotStart(self._cannot_start[python]) from None
         return server
-
-    @contextmanager
-    def shared(self, program: Program, limits: Limits) -> Iterator[Optional[SharedProcess]]:
-        """A shared process for ``program`` under ``limits`` (``shared_process``), ended on leaving;
-        None where this machine's server cannot run one (every case then runs alone)."""
-        try:
-            server = self._server(program.python, program.trusted)
-        except ServerCannotStart:
-            server = None
-        if server is None or not (server.hello or {}).get("sessions"):
-            yield None
-            return
-        with RunFolder(program, self.root, self.plan(program.python).uids) as folder:
-            folder.cgroup = self._cgroup(limits)
-            session = SharedProcess(server, folder, program, limits)
-            try:
-                yield session
-            finally:
-                session.close()
-                if folder.cgroup is not None:
-                    self._cgroups.finish(folder.cgroup)
-
-    def run_together(self, program: Program, runs: Sequence[Tuple[bytes, Limits, str]]) -> list:
-        """Run ``program`` on each (stdin, limits, seed) of ``runs`` in one shared process, in order:
-        a ``RunResult`` per run, or None for each it did not finish there."""
-        with self.shared(program, session_limits(runs)) as session:
-            return [session.run(*run) if session is not None else None for run in runs]
 
     def _launch(self, program: Program, folder: RunFolder, limits: Limits, unbuffered: bool):
         for _ in range(2):  # a server that died is replaced once

@@ -56,8 +56,9 @@ class RunResult:
     stderr: bytes
     stdout_bytes: int
     stderr_bytes: int
-    time_s: float
+    time_s: float  # processor time of the run as a whole, where it can be read (``run_clock``)
     timed_out: bool = False
+    waited: bool = False  # stopped by the wall-clock backstop, with processor time left (it slept or waited)
     output_limit_hit: bool = False
     stderr_limit_hit: bool = False
     workdir: str = ""

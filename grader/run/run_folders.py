@@ -4,8 +4,14 @@ In: a program's files, the pool of user ids (or None). Out: a fresh run folder h
 the run's own user id where there is one), removed afterwards whatever the program left in it, the
 id always given back. ``remove_tree`` never raises and never recurses: a program may leave a tree
 thousands of levels deep (``shutil.rmtree`` raises RecursionError there, and paths outgrow
-PATH_MAX), folders it made unreadable, links to anything. A work root is locked by the grader that
-made it; ``remove_stale_roots`` removes those of graders that are gone (killed, say).
+PATH_MAX), folders it made unreadable, links to anything.
+
+Several graders share the temporary folder (two courses, a portal and a student's ``check``, CI
+jobs), and each removes what graders that are gone (killed) left there. One rule decides, with no
+clock in it: a folder is its grader's while it holds the folder's own lock (``flock`` on the folder),
+from the moment it is made (``locked_folder``) until it is removed, so **a folder whose lock can be
+taken is one whose grader is gone**, and ``remove_stale_roots`` removes it holding that lock (a
+folder of an older grader, which has no such lock, is judged as that grader judges: ``_OWNER``).
 """
 
 from __future__ import annotations
@@ -18,18 +24,25 @@ import stat
 import tempfile
 import time
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
+from grader.errors import GraderError
 from grader.run.cgroups import remove_left
 
 ROOT_PREFIX = "nim-grader-runs-"
 # Folders the grader locks while it uses them: the runners' roots, and submissions staged to run
 # (``submission.files.staged``, which holds students' files).
 _LOCKED_PREFIXES = (ROOT_PREFIX, "nim-grader-staged-")
+# Graders before the folder's own lock locked an owner file inside it, and still look for one: a
+# folder without it, untouched for ``_UNOWNED_GRACE_S``, is theirs to remove. So a folder keeps a
+# locked owner file too, and one of theirs is left alone while its owner file is locked, or while it
+# has none and is young (an older grader in the moment before it locks).
 _OWNER = ".owner"
-# A work root without an owner file (made by an older grader, or in the moment before its lock is
-# taken) counts as stale only once it has not changed for this long.
 _UNOWNED_GRACE_S = 600
+# A folder made is taken before we lock it only by a sweep that meets it in that instant; each try
+# makes a new one, and more than a few in a row means something else is at work.
+_MAKE_TRIES = 20
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 def _usable(path: str) -> None:
@@ -97,11 +110,11 @@ def _quietly(operation, *paths: str) -> bool:
 
 
 def locked_owner(folder: str) -> int:
-    """The descriptor of ``folder``'s owner file, locked (``flock``) until it is closed.
+    """The descriptor of ``folder``'s owner file, locked (``flock``) until it is closed: what graders
+    before the folder's own lock look for (see ``_OWNER``).
 
-    The file is made and locked under another name, then renamed: another grader's
-    ``remove_stale_roots`` sees no owner file (a young folder, left alone) or a locked one, never
-    one not locked yet, which it would take for a grader that is gone and remove under our feet.
+    The file is made and locked under another name, then renamed: such a grader's cleanup sees no
+    owner file (a young folder, left alone) or a locked one, never one not locked yet.
     """
     taking = os.path.join(folder, _OWNER + "-taking")
     descriptor = os.open(taking, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
@@ -114,30 +127,91 @@ def locked_owner(folder: str) -> int:
     return descriptor
 
 
+def locked_folder(prefix: str, base: Optional[str] = None) -> Tuple[str, int]:
+    """A new folder (mode 0700) named ``prefix`` and a random part in ``base`` (default: the temporary
+    folder), and the descriptor holding its lock until it is closed: made and locked as one step.
+
+    Between ``mkdtemp`` and our lock, another grader's sweep may take the new folder's lock (and
+    remove it, holding the lock): we then leave that folder to it and make another, never waiting on
+    another grader. Once we hold the lock and the folder is still there (not removed, nor another at
+    its path), no sweep can take it. ``GraderError`` when the temporary folder has no locks (``flock``).
+    """
+    for _ in range(_MAKE_TRIES):
+        path = tempfile.mkdtemp(prefix=prefix, dir=base)
+        try:
+            descriptor = os.open(path, _DIRECTORY)
+        except FileNotFoundError:
+            continue  # swept already
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(descriptor)  # a sweep holds it this instant: it removes it, or a later one does
+            continue
+        except OSError as error:
+            os.close(descriptor)
+            raise GraderError(
+                f"the grader cannot lock its folders in {os.path.dirname(path)} ({error.strerror}), so graders "
+                "beside it could not tell them from left-overs: set TMPDIR to a folder on a local disk."
+            ) from None
+        if _same_folder(path, descriptor):
+            return path, descriptor
+        os.close(descriptor)
+    raise GraderError(
+        f"the grader's folders in {base or tempfile.gettempdir()} were taken {_MAKE_TRIES} times as they were "
+        "made: something other than a grader is removing them; find it, or set TMPDIR to a folder of the "
+        "grader's own."
+    )
+
+
+def _same_folder(path: str, descriptor: int) -> bool:
+    """Is the folder open on ``descriptor`` still there, at ``path``?"""
+    try:
+        opened, named = os.fstat(descriptor), os.lstat(path)
+    except OSError:
+        return False
+    return opened.st_nlink > 0 and (opened.st_dev, opened.st_ino) == (named.st_dev, named.st_ino)
+
+
+def owned_folder(prefix: str, base: Optional[str] = None) -> Tuple[str, List[int]]:
+    """A new folder locked as one step (``locked_folder``), with its owner file made and locked too
+    (``locked_owner``, for graders before the folder's own lock), and the descriptors holding both."""
+    path, lock = locked_folder(prefix, base)
+    try:
+        return path, [lock, locked_owner(path)]
+    except BaseException:
+        remove_tree(path)
+        os.close(lock)
+        raise
+
+
 class WorkRoot:
-    """A runner's folder of run folders, locked (``flock`` on its owner file) while the runner lives,
-    so that another grader can tell it from one whose grader is gone."""
+    """A runner's folder of run folders, locked while the runner lives (``owned_folder``), so that
+    another grader can tell it from one whose grader is gone."""
 
     def __init__(self) -> None:
-        self.path = tempfile.mkdtemp(prefix=ROOT_PREFIX)
-        # Others may pass through (a run's user reaches its own folder) but not list the runs.
-        os.chmod(self.path, 0o711)
-        self._owner: Optional[int] = locked_owner(self.path)
-        # where a fork server without bubblewrap builds its view of the file system (``run_mounts``)
-        os.mkdir(os.path.join(self.path, ".view"), 0o700)
+        self.path, self._locks = owned_folder(ROOT_PREFIX)
+        try:
+            # Others may pass through (a run's user reaches its own folder) but not list the runs.
+            os.chmod(self.path, 0o711)
+            # where a fork server without bubblewrap builds its view of the file system (``run_mounts``)
+            os.mkdir(os.path.join(self.path, ".view"), 0o700)
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
-        """Remove the root and what is in it, and let go of its lock."""
-        remove_tree(self.path)
-        if self._owner is not None:
-            os.close(self._owner)
-            self._owner = None
+        """Remove the root and what is in it, then let go of its locks (no sweep meets it half removed)."""
+        if self._locks:
+            remove_tree(self.path)
+        locks, self._locks = self._locks, []
+        for lock in locks:
+            os.close(lock)
 
 
 def remove_stale_roots(folder: Optional[str] = None) -> List[str]:
-    """Remove the work roots in ``folder`` (default: the temporary folder) left by graders that are
-    gone: ours (same owner), not locked, or without an owner file and untouched for a while. Returns
-    the paths removed. Never raises."""
+    """Remove the work roots and staged submissions in ``folder`` (default: the temporary folder) of
+    graders that are gone: ours (same owner), whose lock we can take. Each is removed holding its
+    lock, with its runs' cgroups and what still runs in them. Returns the paths removed. Never raises."""
     removed: List[str] = []
     base = folder or tempfile.gettempdir()
     try:
@@ -146,33 +220,42 @@ def remove_stale_roots(folder: Optional[str] = None) -> List[str]:
         return removed
     for name in names:
         path = os.path.join(base, name)
-        if _is_stale(path):
-            remove_left(name)  # its runs' cgroups, and what still runs in them
-            if remove_tree(path):
-                removed.append(path)
+        try:
+            locks = [os.open(path, _DIRECTORY)]  # never through a link
+        except OSError:
+            continue
+        try:
+            if _gone(path, locks):
+                remove_left(name)  # its runs' cgroups, and what still runs in them
+                if remove_tree(path):
+                    removed.append(path)
+        finally:
+            for lock in locks:
+                os.close(lock)
     return removed
 
 
-def _is_stale(path: str) -> bool:
+def _gone(path: str, locks: List[int]) -> bool:
+    """Is the folder open on ``locks[0]`` (at ``path``) ours, and its grader gone? When so, its
+    locks are taken: its own, and its owner file's (added to ``locks``) where it has one."""
+    folder = locks[0]
     try:
-        info = os.lstat(path)
+        if os.fstat(folder).st_uid != os.geteuid():
+            return False  # never another user's
+        fcntl.flock(folder, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if not _same_folder(path, folder):
+            return False  # removed as we opened it
+        try:
+            owner = os.open(_OWNER, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+        except FileNotFoundError:
+            # an older grader's in the moment before its owner lock, or one given up on as it was
+            # made: removed once untouched for a while (ours in use have been locked all along)
+            return time.time() - os.fstat(folder).st_mtime > _UNOWNED_GRACE_S
+        locks.append(owner)
+        fcntl.flock(owner, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
     except OSError:
-        return False
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
-        return False  # never through a link, never another user's
-    try:
-        fd = os.open(os.path.join(path, _OWNER), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return time.time() - info.st_mtime > _UNOWNED_GRACE_S
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return True  # its grader no longer holds the lock: it is gone
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
+        return False  # a lock held: its grader lives
 
 
 class RunFolder:
@@ -185,6 +268,10 @@ class RunFolder:
         self.path = self.script = ""
         self.uid: Optional[int] = None
         self.cgroup = None  # the run's cgroups (``cgroups.RunGroup``), where the runner makes them
+
+    def uid_lock(self) -> Optional[int]:
+        """The lock that holds the run's user id (``UidPool.lock_of``), None without one."""
+        return self.uids.lock_of(self.uid) if self.uid is not None else None
 
     def __enter__(self) -> RunFolder:
         self.path = tempfile.mkdtemp(prefix="run-", dir=self.root)

@@ -21,6 +21,7 @@ from typing import Optional, Protocol, Tuple, Union
 
 from grader.model import Limits, Verdict
 from grader.run.capture import CHUNK, Capture, Watch, ask_for_stack, kill_group, over_limit, read_chunk
+from grader.run.run_clock import RunClock
 from grader.run.run_facts import RunResult
 
 # How often an interactive run looks whether the program waits for input, in seconds: soon after
@@ -88,8 +89,8 @@ def _ask(call, *args):
         raise _SessionFailed(error) from error
 
 
-def pump(process, stdin: bytes, stdout: Capture, stderr: Capture, limits: Limits, start: float) -> Tuple[bool, bool]:
-    """Feed stdin and drain both outputs until the program ends, times out or floods.
+def pump(process, stdin: bytes, stdout: Capture, stderr: Capture, limits: Limits, clock: RunClock) -> Tuple[bool, bool]:
+    """Feed stdin and drain both outputs until the program ends, runs out of time (``clock``) or floods.
 
     The program has ended when its main process exits, even if children it left behind still hold
     the pipes open (they are killed afterwards). Returns (timed_out, output_limit_hit).
@@ -104,14 +105,13 @@ def pump(process, stdin: bytes, stdout: Capture, stderr: Capture, limits: Limits
         selector.register(process.stdin.fileno(), selectors.EVENT_WRITE)
     else:
         process.stdin.close()
-    deadline = start + limits.time_s
     open_outputs = len(streams)
     try:
         while open_outputs:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            if clock.out_of_time():
                 ask_for_stack(process, stderr)
                 return True, False
+            remaining = clock.wait_at_most()
             timeout = remaining if poll_every is None else min(remaining, poll_every)
             ready = selector.select(timeout=timeout)
             if exit_fd is None and not ready and process.poll() is not None:
@@ -136,17 +136,30 @@ def pump(process, stdin: bytes, stdout: Capture, stderr: Capture, limits: Limits
         watch.drain(limits)
         if over_limit(stdout, stderr, limits):
             return False, True
-        process.wait(timeout=max(deadline - time.monotonic(), 0.01))
+        if not _ended(process, watch, clock):  # its outputs closed, and it goes on computing
+            ask_for_stack(process, stderr)
+            return True, False
         return False, False
-    except subprocess.TimeoutExpired:
-        ask_for_stack(process, stderr)
-        return True, False
     finally:
         watch.close()
 
 
-def converse(process, session: Session, stdout: Capture, stderr: Capture, limits: Limits, start: float):
-    """Let ``session`` read the output and type input until the program ends, times out or floods.
+def _ended(process, watch: Watch, clock: RunClock) -> bool:
+    """Wait for the program to end, its time still counted; False when it ran out of time first
+    (a program that closed its outputs and computes on is stopped at its limit, as any other)."""
+    while process.poll() is None:
+        if clock.out_of_time():
+            return False
+        if watch.exit_fd is not None:
+            watch.selector.select(timeout=clock.wait_at_most())
+        else:
+            time.sleep(min(clock.wait_at_most(), 0.01))
+    return True
+
+
+def converse(process, session: Session, stdout: Capture, stderr: Capture, limits: Limits, clock: RunClock):
+    """Let ``session`` read the output and type input until the program ends, runs out of time
+    (``clock``) or floods.
 
     Returns (timed_out, output_limit_hit, waiting_for_input_when_stopped). The session is asked for
     a line only when the program is blocked reading its (empty) standard input. When the session
@@ -159,18 +172,16 @@ def converse(process, session: Session, stdout: Capture, stderr: Capture, limits
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     stdout_fd = process.stdout.fileno()
     stdin = process.stdin
-    deadline = start + limits.time_s
     last_output = time.monotonic()
     open_outputs = len(streams)
     exited = False
     tick = _FIRST_TICK
     try:
         while True:
-            now = time.monotonic()
-            if now >= deadline:
+            if clock.out_of_time():
                 return True, False, stdin is not None and _waits_for_input(_program_pid(process), stdin, 0.0)
             got_output = False
-            for key, _ in selector.select(timeout=min(deadline - now, tick)):
+            for key, _ in selector.select(timeout=min(clock.wait_at_most(), tick)):
                 if key.fd == exit_fd:
                     exited = True
                     continue
@@ -193,7 +204,8 @@ def converse(process, session: Session, stdout: Capture, stderr: Capture, limits
             if exited or open_outputs == 0:
                 watch.drain(limits, on_stdout=lambda data: _ask(session.output, decoder.decode(data)))
                 _ask(session.output, decoder.decode(b"", final=True))
-                process.wait(timeout=max(deadline - time.monotonic(), 0.01))
+                if not _ended(process, watch, clock):
+                    return True, False, False
                 return False, over_limit(stdout, stderr, limits), False
             if got_output:
                 last_output = time.monotonic()

@@ -17,7 +17,7 @@ import random
 import stat
 import threading
 import time
-from typing import Dict
+from typing import Dict, Optional
 
 from grader.errors import GraderError
 
@@ -59,6 +59,13 @@ class UidPool:
                     "grade again when fewer are running (locks of graders that ended are freed by the system)."
                 )
             time.sleep(_POLL_S)
+
+    def lock_of(self, uid: int) -> Optional[int]:
+        """The descriptor of ``uid``'s lock while this pool holds the id, else None. A process given a
+        copy (the fork server, for each run) holds the id with it: it is free again only once both
+        have closed theirs, so it is never another grader's while that process may still run as it."""
+        with self._lock:
+            return self._held.get(uid)
 
     def give(self, uid: int) -> None:
         """Give ``uid`` back (its lock is released)."""

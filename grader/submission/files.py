@@ -28,7 +28,7 @@ except ImportError:  # not POSIX: nothing to lock against
     fcntl = None  # type: ignore[assignment]  # (checked for None before any use)
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterable, Iterator, Mapping, Optional
+from typing import Dict, Iterable, Iterator, List, Mapping, Optional
 
 # A submission file larger than this is not read (a student's answer is a few kB).
 MAX_SOURCE_BYTES = 1024 * 1024
@@ -195,16 +195,18 @@ STAGED_PREFIX = "nim-grader-staged-"
 def staged(files: Mapping[str, bytes]) -> Iterator[Path]:
     """A private folder (mode 0700) holding ``files`` (name → bytes, each 0600); removed afterwards.
 
-    Locked while in use (``flock`` on its ``.owner`` file), as the runners' folders are: a grader
-    that starts removes those of graders that are gone (``run_folders.remove_stale_roots``).
+    Locked from the moment it is made until it is removed, as the runners' folders are
+    (``run_folders.owned_folder``): a grader that starts removes those of graders that are gone
+    (``run_folders.remove_stale_roots``), never one in use.
     """
-    folder = Path(tempfile.mkdtemp(prefix=STAGED_PREFIX))
-    if fcntl is not None:
-        from grader.run.run_folders import locked_owner  # the run stage's rule for a folder in use
+    locks: List[int] = []
+    if fcntl is None:  # no flock here: nothing to lock against either (no other grader cleans up without it)
+        folder = Path(tempfile.mkdtemp(prefix=STAGED_PREFIX))
+    else:
+        from grader.run.run_folders import owned_folder  # the run stage's rule for a folder in use
 
-        owner = locked_owner(str(folder))
-    else:  # no flock here: nothing to lock against either (no other grader cleans up without it)
-        owner = os.open(str(folder / ".owner"), os.O_WRONLY | os.O_CREAT, 0o600)
+        made, locks = owned_folder(STAGED_PREFIX)
+        folder = Path(made)
     try:
         for name, data in files.items():
             handle = os.open(
@@ -214,5 +216,6 @@ def staged(files: Mapping[str, bytes]) -> Iterator[Path]:
                 out.write(data)
         yield folder
     finally:
-        os.close(owner)
-        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)  # before its locks go: no sweep meets it half removed
+        for lock in locks:
+            os.close(lock)

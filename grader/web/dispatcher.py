@@ -9,14 +9,9 @@ graded by the backend and turned into the task's report page and the fields the 
 A unit whose grading was lost with its worker is queued again; a failure of the grader on one
 file is that row's error, and the queue goes on.
 
-Shrinking is off the critical path: a row is graded first without it, its result written at once,
-and marked as owing a shrink pass when a failure is one shrinking applies to (``shrink_owed``).
-When no row waits to be claimed, a grading thread takes one such row (``queue.claim_shrink``) and
-grades it again with shrinking, through the same backend: when the marks are those stored, the
-report page and record with the smaller failing input replace the first; when they differ (a
-flaky program) the first result stays, since marks never change by this pass. The flag is cleared
-either way, and a failure of the pass is logged, never the row's error. A row regraded meanwhile
-keeps what its new grading writes (which owes a shrink pass of its own).
+A row is graded in one pass, shrinking included: a hand-in's every visible run (shrinking its
+failures too) ends before its first hidden case starts (``grade/hand_in.py``), so nothing of a hidden
+case can reach a later run whose output the student sees. There is no second pass.
 """
 
 from __future__ import annotations
@@ -29,14 +24,13 @@ from django.db import close_old_connections, transaction
 from django.db.models.signals import post_save
 
 from grader.grade.known_mistakes import with_known_mistake
-from grader.grade.shrink import shrinkable
 from grader.grade.unit_of_work import StudentWork
 from grader.model import Task
 from grader.report import pages as report
 from grader.web import queue
 from grader.web.course_state import CourseUnavailable, course_tasks
 from grader.web.grading_backends import Grading, WorkLost
-from grader.web.models import DONE, ERROR, Submission
+from grader.web.models import ERROR, Submission
 from grader.web.pages import REPORT_LINKS
 from grader.web.row_records import row_fields
 
@@ -71,10 +65,9 @@ def unit_of(row: Submission, task: Task) -> StudentWork:
     return StudentWork(student=row.student.username, tasks=(task,), files=files, known={}, refused=not_yet)
 
 
-def grade_row(number: int, grading: Grading, shrink: bool = False) -> dict:
+def grade_row(number: int, grading: Grading) -> dict:
     """Grade submission ``number`` as it is stored: the fields of its result (``WorkLost`` when the
-    worker grading it was lost). Without ``shrink``, ``shrink_owed`` says whether a failure is one
-    that shrinking applies to (a second pass with ``shrink`` would show a smaller failing input)."""
+    worker grading it was lost)."""
     row = Submission.objects.select_related("student").get(id=number)
     tasks = course_tasks()
     found = grading.answered.get(tasks, row.task)
@@ -82,12 +75,11 @@ def grade_row(number: int, grading: Grading, shrink: bool = False) -> dict:
         return {"status": ERROR, "error": f"the task {row.task!r} is no longer part of the course"}
     task, fingerprint = found
     work = unit_of(row, task)
-    (result,) = grading.grade(work, shrink=shrink)
+    (result,) = grading.grade(work)
     # matched here, where the outputs are: the row keeps the mistake, never a student's output
     result = with_known_mistake(result, grading.answered.signatures(tasks, row.task))
     page = report.bounded_task_page(result, "graded on the portal", back_links=REPORT_LINKS)
     fields = row_fields(result, page, fingerprint)
-    fields["shrink_owed"] = not shrink and any(shrinkable(case) for case in result.cases)
     if work.refused:
         missing = sorted(work.refused)
         listed = ", ".join(missing[:-1]) + " and " + missing[-1] if len(missing) > 1 else missing[0]
@@ -134,57 +126,20 @@ def _plain(text: str) -> str:
     return text.encode("utf-8", "replace").decode("utf-8").replace("\x00", "")
 
 
-# What a shrink pass may replace: the report and what it is read from; never the marks, nor when
-# the row was graded (its marks are the first pass's).
-SHRUNK_FIELDS = ("report", "results", "notes", "mistake", "record")
-
-
-MARKS = ("status", "cases", "verdict", "score", "max_score")  # with each case's verdict (``_marks``)
-
-
-def _marks(fields: dict) -> tuple:
-    """What must not change between a row's two passes: the case set, the verdicts and the score."""
-    cases = tuple((case.get("name"), case.get("verdict")) for case in fields.get("results") or ())
-    return tuple(fields.get(key) for key in MARKS) + (cases,)
-
-
-def shrink_pass(grading: Grading) -> bool:
-    """When no row waits to be claimed, take one row owing a shrink pass and grade it again with
-    shrinking; its report and record are replaced when its marks are the same as stored. False
-    when there was none to take. A failure of the grading is logged: the row keeps its first result."""
-    claimed = queue.claim_shrink()
-    if claimed is None:
-        return False
-    number, attempt = claimed
-    try:
-        stored = Submission.objects.filter(id=number).values(*MARKS, "results").first()
-        fields = grade_row(number, grading, shrink=True)
-        if stored is None or fields["status"] != DONE or _marks(stored) != _marks(fields):
-            log.info("submission %d: its shrink pass gave other marks: the first result stays", number)
-        elif not queue.keep_shrunk(number, attempt, {key: fields[key] for key in SHRUNK_FIELDS}):
-            log.info("submission %d: regraded during its shrink pass: the new grading's result stays", number)
-    except (Exception, SystemExit, KeyboardInterrupt):  # as grade_claimed: a course's sys.exit() ends no thread
-        log.exception("submission %d: its shrink pass failed (its first result stays)", number)
-    return True
-
-
-def drain(grading: Grading, name: str = "", shrinks: bool = False) -> int:
-    """Claim and grade, one at a time, until nothing can be claimed; returns how many were graded.
-    With ``shrinks``, then the shrink passes owed, one at a time, each after whatever was handed in
-    meanwhile (as the dispatcher's threads do when idle); they are not counted."""
+def drain(grading: Grading, name: str = "") -> int:
+    """Claim and grade, one at a time, until nothing can be claimed; returns how many were graded."""
     graded = 0
     while True:
         claimed = queue.claim(name)
         if claimed is not None:
             graded += grade_claimed(*claimed, grading, name)
-        elif not (shrinks and shrink_pass(grading)):
+        else:
             return graded
 
 
 class Dispatcher:
-    """Threads that claim and grade pending submissions until ``stop`` is called, and with nothing
-    to claim make the shrink passes owed; one more says every few seconds that this dispatcher is
-    alive and releases the claims of those that stopped."""
+    """Threads that claim and grade pending submissions until ``stop`` is called; one more says
+    every few seconds that this dispatcher is alive and releases the claims of those that stopped."""
 
     def __init__(self, grading: Grading, workers: int = 1, poll_s: float = 0.5) -> None:
         self.grading = grading
@@ -230,9 +185,6 @@ class Dispatcher:
                 claimed = queue.claim(self.name)
                 if claimed is not None:
                     grade_claimed(*claimed, self.grading, self.name)
-                    continue
-                # idle: one shrink pass, then the queue again (a hand-in waits at most for one pass)
-                if shrink_pass(self.grading):
                     continue
             except (Exception, SystemExit, KeyboardInterrupt):  # a database away a moment: wait, try again
                 log.exception("dispatcher %s: a grading thread failed to claim or finish a submission", self.name)

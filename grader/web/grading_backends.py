@@ -1,7 +1,6 @@
 """Where the portal's grading runs: this machine's runner, or a Dask cluster (``serve --dask``).
 
-In: a unit of work (``StudentWork``), and whether to shrink its failures (the dispatcher's second,
-low-priority pass; its first pass shrinks nothing). Out: its ``TaskResult`` values. Both go through
+In: a unit of work (``StudentWork``). Out: its ``TaskResult`` values. Both go through
 the grader's own paths: here ``grade_work`` with one shared fork server, as ``grade`` does without
 an executor; on Dask, ``grade_remote`` with a ``WorkerSetup``, as ``grade --dask`` does, so a
 worker needs the grader and the course folder (at the same path), never the portal's database. A
@@ -14,7 +13,6 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-from dataclasses import replace
 from typing import Dict, Mapping, Optional, Protocol, Tuple
 
 from grader.authoring.mistake_signatures import course_signatures
@@ -39,7 +37,7 @@ class Grading(Protocol):
     where: str  # shown on the queue page: "this machine" or the scheduler's address
     answered: AnsweredTasks
 
-    def grade(self, work: StudentWork, shrink: bool = False) -> Tuple[TaskResult, ...]: ...
+    def grade(self, work: StudentWork) -> Tuple[TaskResult, ...]: ...
 
     def close(self) -> None: ...
 
@@ -48,8 +46,8 @@ def grading_context(runner, course: Course) -> GradingContext:
     """The context the portal grades with: the course's checkers, this interpreter, ``runner``;
     each submission's cases one at a time (the dispatcher grades ``--workers`` submissions at once);
     as ``check`` does, the cases after a file's second time-out are not run, so a looping file
-    holds a grader for two time limits, not for every case's. No shrinking: the first result is
-    written without it, and the dispatcher shrinks later, when nothing waits (``grade(shrink=True)``)."""
+    holds a grader for two time limits, not for every case's. Failures are shrunk in the same
+    grading, before any hidden case runs (``grade/hand_in.py``)."""
     return GradingContext(
         checkers=course_checkers(course.root),
         python=sys.executable,
@@ -59,7 +57,6 @@ def grading_context(runner, course: Course) -> GradingContext:
         task_ids=course.task_ids(),
         quick_feedback=True,
         not_run_advice="then hand the file in again.",
-        shrink=False,
     )
 
 
@@ -130,9 +127,9 @@ class LocalGrading:
         self.context = context
         self.answered = AnsweredTasks(context)
 
-    def grade(self, work: StudentWork, shrink: bool = False) -> Tuple[TaskResult, ...]:
-        """``work``'s results; with ``shrink``, each failure shrinking applies to shrunk."""
-        return grade_work(replace(self.context, shrink=shrink), work)
+    def grade(self, work: StudentWork) -> Tuple[TaskResult, ...]:
+        """``work``'s results."""
+        return grade_work(self.context, work)
 
     def close(self) -> None:
         pass
@@ -157,7 +154,6 @@ class DaskGrading:
             python=context.python,
             jobs=1,
             task_ids=context.task_ids,
-            shrink=False,  # set per unit (``grade``)
             quick_feedback=context.quick_feedback,
             not_run_advice=context.not_run_advice,
             protections=context.runner.protections(context.python),
@@ -167,13 +163,12 @@ class DaskGrading:
         """How many units the cluster grades at once now (0: no worker yet)."""
         return sum(self.client.nthreads().values())
 
-    def grade(self, work: StudentWork, shrink: bool = False) -> Tuple[TaskResult, ...]:
-        """``work``'s results from a worker (``WorkLost`` when it died); with ``shrink``, each
-        failure shrinking applies to shrunk there."""
+    def grade(self, work: StudentWork) -> Tuple[TaskResult, ...]:
+        """``work``'s results from a worker (``WorkLost`` when it died)."""
         from distributed import KilledWorker
         from distributed.comm.core import CommClosedError
 
-        future = self.client.submit(grade_remote, replace(self.setup, shrink=shrink), work, pure=False)
+        future = self.client.submit(grade_remote, self.setup, work, pure=False)
         try:
             return future.result()
         except (KilledWorker, CommClosedError, ConnectionError, TimeoutError) as error:

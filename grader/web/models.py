@@ -2,8 +2,7 @@
 
 A ``Submission`` row is written, with the file's bytes, before the upload is answered; grading
 claims it (``status`` queued → running, ``attempt`` + 1) and writes its result only for the
-attempt that claimed it (``dispatcher``); a result that a second pass may shrink says so
-(``shrink_owed``). Instructors are users with ``is_staff``.
+attempt that claimed it (``dispatcher``). Instructors are users with ``is_staff``.
 """
 
 from __future__ import annotations
@@ -52,17 +51,11 @@ class Submission(models.Model):
     error = models.TextField(blank=True)
     # the student chose this one to count for the task (where the course lets students choose)
     chosen = models.BooleanField(default=False)
-    # Graded without shrinking, and a failure is one shrinking applies to (``shrink.shrinkable``): the
-    # dispatcher grades it again with shrinking when nothing waits (``dispatcher.shrink_pass``). Cleared
-    # when that pass takes it, and by every result written (a new one sets it again).
-    shrink_owed = models.BooleanField(default=False)
 
     class Meta:
         indexes = [
             models.Index(fields=["pending", "claimed_at", "id"]),
             models.Index(fields=["student", "task", "id"]),
-            # only the rows owing a shrink pass: looked for at every idle moment of every grading thread
-            models.Index(fields=["id"], condition=models.Q(shrink_owed=True), name="owes_shrink"),
         ]
 
     @staticmethod

@@ -7,10 +7,6 @@ one served longest ago goes first (round robin), the oldest of their submissions
 student who hands in ten looping files delays another's by at most one grading.
 
 ``finish`` writes a result only for the attempt that claimed the row, and clears ``pending``.
-A result that shrinking would shorten owes a second pass (``shrink_owed``): ``claim_shrink`` takes
-one such row only when no row waits to be claimed, clearing its flag as it takes it (so one
-dispatcher does it), and ``keep_shrunk`` writes the shrunk report only while the row still holds
-the result of that attempt (not regraded meanwhile).
 Every dispatcher says it is alive (``Worker.seen_at``) every few seconds; the claims of one that
 stopped (not seen for ``SILENT_AFTER``, or a process of this machine that is gone) are released by
 ``release_stale`` so the rows are graded again: nothing handed in is lost, and no attempt's result
@@ -138,39 +134,12 @@ def claim(name: str = "") -> Optional[Tuple[int, int]]:
 
 def finish(number: int, attempt: int, fields: dict, name: str = "") -> bool:
     """Write a result for the attempt that claimed the row (by the dispatcher ``name``); False when
-    another attempt holds it now. The row owes no shrink pass unless ``fields`` say so."""
-    fields = {"shrink_owed": False, **fields}  # an error, or a regrade's result, owes none of the old one's
+    another attempt holds it now."""
     with transaction.atomic():
         written = Submission.objects.filter(id=number, attempt=attempt, claimed_at__isnull=False).update(
             pending=False, claimed_at=None, claimed_by="", graded_at=timezone.now(), graded_by=name, **fields
         )
     return written == 1
-
-
-def claim_shrink() -> Optional[Tuple[int, int]]:
-    """(submission id, attempt whose result it holds) of a graded row owing a shrink pass, its flag
-    cleared as it is taken, so no other dispatcher takes it (a pass lost with its dispatcher is not
-    tried again: the first result stands); None when none is owed, or a row waits to be claimed."""
-    owed = Submission.objects.filter(shrink_owed=True, pending=False)
-    if not owed.exists():  # the common case, read without taking the claims' lock
-        return None
-    with transaction.atomic():
-        _lock_claims()
-        if Submission.objects.filter(pending=True, claimed_at__isnull=True).exists():
-            return None  # hand-ins and regrades first: shrinking is what grading does when idle
-        found = owed.order_by("id").values_list("id", "attempt").first()
-        if found is None:
-            return None
-        taken = owed.filter(id=found[0], attempt=found[1]).update(shrink_owed=False)
-        return found if taken else None
-
-
-def keep_shrunk(number: int, attempt: int, fields: dict) -> bool:
-    """Write the shrink pass's ``fields`` (report, record...) on the row while it still holds the
-    result of ``attempt``; False when it was regraded meanwhile (pending again, or graded since)."""
-    with transaction.atomic():
-        kept = Submission.objects.filter(id=number, attempt=attempt, pending=False, claimed_at__isnull=True)
-        return kept.update(**fields) == 1
 
 
 def give_back(number: int, attempt: int) -> bool:

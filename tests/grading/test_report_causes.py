@@ -18,7 +18,7 @@ from grader.report import pages as report
 from grader.safe_text import plural
 
 LOOP = (
-    "Your program was stopped after 2 seconds (the time limit for this case) while running line 9 "
+    "Your program was stopped after 2 seconds of processor time (the time limit for this case) while running line 9 "
     "(total = total ^ 1): is that inside a loop that never ends?"
 )
 NOT_RUN = (

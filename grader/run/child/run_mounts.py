@@ -169,19 +169,11 @@ def fresh_proc():
         _mount("tmpfs", "/proc", "tmpfs", flags | _MS_RDONLY, "size=4k,nr_inodes=16")
 
 
-# In a shared process: a descriptor open for writing what the run's random devices hold, so that
-# each case reads bytes of its own seed there (``case_loop``); None in any other run.
-DEVICES = None
-
-
-def seeded_devices(data, keep=False):
+def seeded_devices(data):
     """/dev/urandom and /dev/random read ``data`` (the run's seeded bytes), then end. In /dev/shm,
-    which must be the run's own by now; the file is gone once bound. With ``keep``, ``DEVICES``
-    can still rewrite it (the descriptor is not inherited by a program that runs another)."""
-    global DEVICES
+    which must be the run's own by now; the file is gone once bound."""
     with open(_SEED_FILE, "wb") as handle:
         handle.write(data)
-        DEVICES = os.dup(handle.fileno()) if keep else None
     try:
         for device in _RANDOM_DEVICES:
             if os.path.exists(device):

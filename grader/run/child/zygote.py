@@ -19,22 +19,20 @@ it starts can read (/proc/self/cmdline):
   grader → server  {"work_root": ..., "view": ...}   first: where the grader makes the run folders,
                    and the view of the file system to make (``file_view.View`` as JSON; "" for none)
   server → grader  {"hello": {"isolation": "root" | "userns" | null, "proc": "own" | "all",
-                   "filter": bool, "view": "made" | "" | why not, "sessions": true,
-                   "folder": path or "", "resident": bool}}   once, when
-                   it is ready (``sessions``: it runs shared processes, ``case_loop``): how
-                   each run gets its own namespaces and file systems (null: it cannot), whether its
+                   "filter": bool, "view": "made" | "" | why not, "folder": path or "",
+                   "resident": bool}}   once, when it is ready: how each run gets its own
+                   namespaces and file systems (null: it cannot), whether its
                    /proc shows its own processes only, whether the system call filter is installed
                    in each, whether it made the view of the file system it was given, where
                    each isolated run's folder is, as the program sees it ("": at its own path),
                    and whether it read every file of its view into memory (``keep_resident``)
   grader → server  {"op": "run", "id": N, "folder": ..., "script": ..., "limits": [[name, value]...],
                     "unbuffered": bool, "uid": int or null, "isolate": mode or null, "seed": str,
-                    "rules": [...], "session": {"cpu": N} or null}
+                    "rules": [...]}
                    with file descriptors attached (SCM_RIGHTS): stdin, stdout, stderr, the report
-                   channel, with "session" the control socket of a shared process (its first case
-                   on those streams, with N seconds of processor time, the next ones through it:
-                   ``case_loop``), then the
-                   cgroup.procs files of the run's cgroups (if any)
+                   channel, then the cgroup.procs files of the run's cgroups (if any), then with
+                   "uid_lock" the lock of its user id (``uid_pool``): held here until what runs as
+                   that id has ended
   server → grader  {"id": N, "pid": P}           the child started
                    {"id": N, "status": S}        it ended (a raw wait status)
                    {"id": N, "error": "..."}     it could not be started
@@ -65,7 +63,6 @@ import time  # noqa: F401
 
 # Sent ahead of this source by the grader (``forkserver``), as modules: the program run as
 # __main__ and its report channel; per-run isolation and limits; each run's randomness from its seed.
-import case_loop
 import child_program
 import run_mounts
 import seeded_randomness
@@ -165,16 +162,13 @@ STREAMS = {False: _streams(False), True: _streams(True)}
 def _child(request, fds, keep_closed):
     """In the forked child: become the student's program. Never returns.
 
-    ``fds``: its standard input, output and error, its report channel (``child_program``), for a
-    shared process (``"session"``) its control socket (``case_loop``), then the ``cgroup.procs``
-    files of the run's cgroups, if any.
+    ``fds``: its standard input, output and error, its report channel (``child_program``), then the
+    ``cgroup.procs`` files of the run's cgroups, if any.
     """
     exit_code = 1
     started = False
-    session = request.get("session")
-    control = fds[4] if session else None
     try:
-        for fd in fds[5 if control is not None else 4 :]:  # the run's cgroups: everything from here on counts in them
+        for fd in fds[4:]:  # the run's cgroups: everything from here on counts in them
             os.write(fd, b"0")
             os.close(fd)
         os.setsid()
@@ -186,8 +180,6 @@ def _child(request, fds, keep_closed):
             if fd > 2 and fd not in fds[3:]:
                 os.close(fd)
         child_program.take_channel(fds[3])
-        if control is not None:
-            os.set_inheritable(control, False)  # the program's own processes never get it
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
@@ -202,7 +194,7 @@ def _child(request, fds, keep_closed):
             owner = uid if os.getuid() == 0 else None
             devices = seeded_randomness.device_bytes(seed)
             # the folder as the program sees it: the same path on every run
-            folder = isolation.isolate(request["isolate"], folder, owner, devices, keep_devices=control is not None)
+            folder = isolation.isolate(request["isolate"], folder, owner, devices)
         if uid is not None and os.getuid() == 0:
             isolation.become(uid)
         child_program.watch_for_stack()
@@ -216,9 +208,6 @@ def _child(request, fds, keep_closed):
         if FILTER:
             syscall_filter.install()  # last: nothing of ours needs what it refuses
         started = True
-        if control is not None:
-            rules = request.get("rules") or ()
-            case_loop.serve(control, script, folder, rules, seed, session["cpu"], bool(unbuffered))  # never returns
         exit_code = child_program.run(script, folder, request.get("rules") or ())
     except BaseException as error:  # our own set-up failed: say so on the program's stderr
         if not started:
@@ -312,8 +301,7 @@ def serve():
     gc.freeze()
     mode, proc = isolation.mode_here(WORK_ROOT)
     folder = run_mounts.PROGRAM_FOLDER if mode and os.path.isdir(run_mounts.PROGRAM_FOLDER) else ""
-    hello = {"isolation": mode, "proc": proc, "filter": FILTER, "view": view, "sessions": True, "folder": folder}
-    hello["resident"] = resident
+    hello = {"isolation": mode, "proc": proc, "filter": FILTER, "view": view, "folder": folder, "resident": resident}
     _send(sock, {"hello": hello})
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
@@ -322,13 +310,14 @@ def serve():
     closed_in_children = [sock.fileno(), wake_read, wake_write]
     running = {}  # pid → request id
     uids = {}  # request id → the user id its program runs as (root only)
+    locks = {}  # request id → our copy of the lock of that user id (no child ever keeps one)
     spares = []  # (pid, socket) of children forked ahead, waiting for a request
     while True:
         # Fork spares only when nothing is waiting: the fork's cost then falls in idle time.
         idle = 0.05 if len(spares) >= SPARES else 0
         ready, _, _ = select.select([sock, wake_read], [], [], idle)
         if not ready and len(spares) < SPARES:
-            spares.append(_spare(closed_in_children))
+            spares.append(_spare(closed_in_children + list(locks.values())))
             continue
         if wake_read in ready:
             os.read(wake_read, 4096)
@@ -341,11 +330,11 @@ def serve():
                 break
             if pid in running:
                 ident = running.pop(pid)
-                uids.pop(ident, None)
                 try:
                     os.killpg(pid, signal.SIGKILL)  # what it left running in its group goes too
                 except (ProcessLookupError, PermissionError):
                     pass
+                _let_go(uids.pop(ident, None), locks.pop(ident, None))
                 _send(sock, {"id": ident, "status": status})
             else:
                 spares = [(p, s) for p, s in spares if p != pid]
@@ -355,9 +344,11 @@ def serve():
         request, fds = _receive(sock)
         if request is None:
             break  # the grader has gone: stop, and take the children with us
+        lock = fds.pop() if request.get("uid_lock") and fds else None
         if request.get("op") == "run" and len(fds) < 4:
             for fd in fds:
                 os.close(fd)
+            _let_go(None, lock)
             _send(sock, {"id": request.get("id"), "error": "a run needs four file descriptors"})
             continue
         if request["op"] == "kill":
@@ -383,20 +374,31 @@ def serve():
                 _send(sock, {"id": request["id"], "error": str(error)})
                 for fd in fds:
                     os.close(fd)
+                _let_go(None, lock)
                 continue
             if pid == 0:
-                _child(request, fds, closed_in_children)
+                _child(request, fds, closed_in_children + list(locks.values()) + ([lock] if lock is not None else []))
         for fd in fds:
             os.close(fd)
         running[pid] = request["id"]
         if request.get("uid") is not None:
             uids[request["id"]] = request["uid"]
+        if lock is not None:
+            locks[request["id"]] = lock
         _send(sock, {"id": request["id"], "pid": pid})
     for pid in list(running) + [p for p, _ in spares]:
         _kill(pid)
-    if os.getuid() == 0:  # what a program started in a session of its own ends with it too
-        for uid in set(uids.values()):
-            isolation.end_leftovers(uid)
+    for ident in set(uids) | set(locks):  # what a program started in a session of its own ends with it too
+        _let_go(uids.get(ident), locks.get(ident))
+
+
+def _let_go(uid, lock):
+    """End what ``uid`` still runs (as root), then close our copy of its ``lock``: only then may the
+    id be another run's, of this grader or another (``uid_pool``), even when its grader is gone."""
+    if uid is not None and os.getuid() == 0:
+        isolation.end_leftovers(uid)
+    if lock is not None:
+        os.close(lock)
 
 
 if __name__ == "__main__":

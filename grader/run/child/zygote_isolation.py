@@ -34,7 +34,7 @@ def _check(result, what):
         raise OSError(number, f"{what}: {os.strerror(number)}")
 
 
-def isolate(mode, folder, owner=None, random_bytes=b"", keep_devices=False):
+def isolate(mode, folder, owner=None, random_bytes=b""):
     """Give this run namespaces of its own, and return in the process that becomes the program: the
     path its folder has there (``run_mounts.PROGRAM_FOLDER`` where the view has it, else ``folder``).
 
@@ -44,7 +44,7 @@ def isolate(mode, folder, owner=None, random_bytes=b"", keep_devices=False):
     /var/tmp and /dev/shm, no other run's folder, a /proc of its own processes, and /dev/urandom
     giving ``random_bytes``: shared memory, files, abstract sockets and process ids cannot carry
     anything into another run, nor outlive it, and what it can see of itself is the same on every
-    run. With ``keep_devices`` (a shared process), ``run_mounts.DEVICES`` can rewrite the devices.
+    run.
 
     The program runs as the second process of its process namespace, below an init of its own (pid
     1), with a /proc that lists the namespace's processes only: it cannot name, signal or trace any
@@ -84,7 +84,7 @@ def isolate(mode, folder, owner=None, random_bytes=b"", keep_devices=False):
         run_mounts.new_namespace()
         place = run_mounts.own_folders(folder, owner if mode == "root" else None)
         run_mounts.fresh_proc()
-        run_mounts.seeded_devices(random_bytes, keep_devices)
+        run_mounts.seeded_devices(random_bytes)
         if mode != "root":
             _drop_capabilities(_LIBC)
         mapped = os.pipe() if mode == "root" and owner is not None else None  # (the program's way to wait)
