@@ -239,6 +239,23 @@ _DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 _KEPT_FLAGS = ((2, _MS_NOSUID), (4, _MS_NODEV), (8, _MS_NOEXEC), (1024, 1024), (2048, 2048), (4096, 1 << 21))
 
 
+def make_view(view, work_root):
+    """The fork server's view: entered where the grader asked for one (``view``, where there is no
+    bubblewrap), then every file of it, ours or bubblewrap's, read into memory (``keep_resident``).
+    Returns ("made", or why it could not be made, or "" when none was asked; whether it was read)."""
+    said = ""
+    if view is not None:
+        try:
+            enter_view(view, os.path.join(work_root, ".view"))
+            said = "made"
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            said = str(error) or type(error).__name__
+    resident = said == "made" or (view is None and os.path.isdir(PROGRAM_FOLDER))
+    if resident:
+        keep_resident(work_root)  # every file of it in memory before any run
+    return said, resident
+
+
 def enter_view(view, mountpoint):
     """Make this process's file system ``view`` (``file_view.View`` as a dict) in namespaces of its
     own, with no network: what bubblewrap would make, for a machine without it. ``mountpoint`` is an

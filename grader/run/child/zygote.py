@@ -278,22 +278,8 @@ def _filter_works():
 FILTER = _filter_works()
 
 
-def _make_view():
-    """Enter the view the grader asked for: "made", or why it could not be made ("" when none was asked)."""
-    if VIEW is None:
-        return ""
-    try:
-        run_mounts.enter_view(VIEW, os.path.join(WORK_ROOT, ".view"))
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        return str(error) or type(error).__name__
-    return "made"
-
-
 def serve():
-    view = _make_view()  # first: everything after happens in it
-    resident = view == "made" or (VIEW is None and os.path.isdir(run_mounts.PROGRAM_FOLDER))  # a view, ours or bwrap's
-    if resident:
-        run_mounts.keep_resident(WORK_ROOT)  # every file of it in memory before any run
+    view, resident = run_mounts.make_view(VIEW, WORK_ROOT)  # first: everything after happens in it
     sock = SOCKET
     _become_subreaper()
     # Everything loaded so far is shared with every child: keep the collector off it, so that
