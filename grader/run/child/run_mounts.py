@@ -193,8 +193,12 @@ def keep_resident(runs):
     nothing there for a later run to see, and what it could learn of it (how fast a read is, its
     page faults) is the same on every run. The pages are charged to this process's memory cgroup,
     not a run's, so no run's own limit can push them out. Returns (files, bytes) read."""
+    import mmap
+
     skip = {os.path.realpath(p) for p in (*_NOT_KEPT, runs)}
-    buffer = bytearray(1 << 20)
+    # (mapped here, not taken from malloc: freeing a megabyte would raise the C library's threshold
+    # for mapping allocations in this process, and so in every program forked from it)
+    buffer = mmap.mmap(-1, 1 << 20)
     files = total = 0
     stack = ["/"]
     while stack:
@@ -222,6 +226,7 @@ def keep_resident(runs):
                     files += 1
             except OSError:
                 continue
+    buffer.close()
     return files, total
 
 
