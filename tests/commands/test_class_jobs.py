@@ -69,7 +69,7 @@ def _grade_slow_class(tmp_path, context, students):
         task_ids=("exclusive_or",),
     )
     outcome = grade_class(
-        room, tasks, tmp_path / "out", grading, python_version="3", progress=Progress(len(students), io.StringIO())
+        room, tasks, tmp_path / "out", grading, progress=Progress(len(students), io.StringIO())
     )
     assert len(outcome.students) == len(students) and not outcome.grader_failures
     assert runner.runs == len(students) * 4
