@@ -5,8 +5,9 @@ A class run keeps each task's results under the key of everything that decides t
 results depend on (a hint, a limit, a checker's option, an expected answer, checkers.py, the task's
 rules, a setting), grades again with the cache, and compares with a fresh grading without it:
 they must be the same, marks and words. The programs are hostile to a cache that would reuse part
-of a task: one answers right only when its case runs among the task's other cases, one earns a
-hint that waits for other cases, one breaks a rule the key might not know of.
+of a task or miss part of the key: one answers according to how its case's runs are arranged, one
+earns a hint that waits for other cases, one breaks a rule only the run-time guard sees, one runs
+out of time where quick feedback decides the rest.
 """
 
 from __future__ import annotations
@@ -25,9 +26,11 @@ from grader.classrun.result_cache import ResultCache
 from grader.course.course_checkers import course_checkers
 from grader.course.loader import load_course
 
-# Right only when its case runs with the task's other cases, as the first grading of a whole file
-# ran it (in one process shared with them, it leads no process group of its own); alone, as a case
-# run again by itself runs, it prints 7. The red team's 36 -> 35 after an edit to one hint.
+# Right only when it does not lead a process group of its own: when a file's cases shared one
+# process, the first grading of a whole file ran it so, and a case graded again by itself (its hint
+# edited: the per-case key) ran alone and printed 7: the red team's 36 -> 35. Since every case runs
+# in a process of its own it prints 7 always; it stays for any arrangement of a task's runs that
+# could decide a case's answer.
 WITH_OTHERS = """import os, sys
 a, b = [int(word) for word in sys.stdin.read().split()]
 if os.getpgid(0) == os.getpid():
