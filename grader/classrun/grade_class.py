@@ -177,7 +177,11 @@ def grade_class(
 
 
 def _units(
-    students: Sequence[StudentFolder], tasks: Sequence[Task], run: str, cache: Optional[ResultCache], context
+    students: Sequence[StudentFolder],
+    tasks: Sequence[Task],
+    run: str,
+    cache: Optional[ResultCache],
+    context: GradingContext,
 ) -> Iterator:
     """Each student's unit of work and its keys, read one student at a time (as the pool frees up)."""
     digests = {task.id: task_digest(task, context) for task in tasks}
