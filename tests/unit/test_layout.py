@@ -11,7 +11,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "grader"
 # From the bottom up; a package may import its own modules and those of any package below it.
 FLOORS = (
     ("model", "errors", "safe_text", "marks", "counting"),
-    ("submission", "run", "check"),
+    ("rules", "submission", "run", "check"),
     ("nim",),
     ("course",),
     ("grade",),
