@@ -1,8 +1,9 @@
 """What each kind of rule forbids, as data: the one definition both checks read.
 
-The syntax check (``grader/rules/static_check.py``) builds on this module; it imports only the
-standard library, so that the program's own process can read it too. The rules themselves come as
-the task's (``kind``, ``target``, ``min_args``):
+The syntax check (``grader/rules/static_check.py``) and the program's own process (``rule_tree``,
+``rule_checks``, ``rule_traps``) both build on this module. It runs in the program's process too,
+sent there as source text and imported by the bare name ``rule_data``, so it imports only the
+standard library. The rules themselves come as the task's (``kind``, ``target``, ``min_args``):
 
 - ``name``: a built-in or a module's function (``bin``, ``format``, ``operator.xor``), or a type
   (``int`` with ``min_args`` 2: called with a base);

@@ -36,20 +36,24 @@ from grader.run.streams import END_OF_INPUT, EndOfInput, Session, converse, pump
 
 __all__ = ["END_OF_INPUT", "EndOfInput", "Program", "ProcessRunner", "Runner", "RunnerFailure", "Session"]
 
-# What runs in the program's own process lives in ``run/child/`` and imports only the standard
-# library and its siblings there. The modules are sent as source text, to the fork server ahead of
-# its own (``forkserver``) and to a new interpreter in its bootstrap, in this order (each finds the
-# ones it imports already registered). ``zygote`` and ``subprocess_start`` are the two starts.
+# What runs in the program's own process lives in ``run/child/``, and the rules' part of it in
+# ``rules/`` (beside the syntax check that shares its data); all of it imports only the standard
+# library and its siblings sent with it. The modules are sent as source text, to the fork server
+# ahead of its own (``forkserver``) and to a new interpreter in its bootstrap, in this order (each
+# finds the ones it imports already registered). ``zygote`` and ``subprocess_start`` are the two starts.
 CHILD_FOLDER = Path(__file__).parent / "child"
-RULE_FOLDER = Path(__file__).parent
+RULES_FOLDER = Path(__file__).parent.parent / "rules"
 CHILD_MODULES = (
     ("run_mounts", CHILD_FOLDER),
     ("zygote_isolation", CHILD_FOLDER),
     ("seeded_randomness", CHILD_FOLDER),
     ("syscall_filter", CHILD_FOLDER),
-    ("rule_tree", RULE_FOLDER),
-    ("rule_checks", RULE_FOLDER),
-    ("rule_guard", RULE_FOLDER),
+    ("rule_data", RULES_FOLDER),
+    ("rule_tree", RULES_FOLDER),
+    ("rule_checks", RULES_FOLDER),
+    ("rule_traps", RULES_FOLDER),
+    ("rule_imports", RULES_FOLDER),
+    ("rule_guard", RULES_FOLDER),
     ("child_program", CHILD_FOLDER),
 )
 STARTS = ("zygote", "subprocess_start")
