@@ -4,6 +4,7 @@ them), small oracles of the Nim rules that the grader itself has no use for, and
 from __future__ import annotations
 
 import shutil
+import unicodedata
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -23,6 +24,37 @@ def mutate(task_id: str, old: str, new: str) -> str:
     text = solution(task_id)
     assert old in text, f"{old!r} is not in solutions/{task_id}.py"
     return text.replace(old, new)
+
+
+# Characters that act on a terminal or a page without being seen: controls, format characters (bidirectional
+# overrides and isolates, zero-width spaces and joiners, the byte order mark, tags), line and paragraph
+# separators, and lone surrogates. A page or a terminal may hold a line break and a tab as they are.
+UNSEEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs"})
+
+# A program for exclusive_or that prints one of every kind of such character (all C0 controls but the line
+# break and tab, DEL, C1, the bidirectional controls, zero-width and tag characters, the separators, the byte
+# order mark) to its output and error output, then bytes that are not UTF-8, and then, given "crash", raises
+# an exception that says them too, with a lone surrogate. Its source is ASCII but for the comment, whose
+# right-to-left override is raw ("Trojan Source"): a page that shows the file must show it too.
+UNSEEN_PROGRAM = """\
+# total = a \u202e ^ b \u2066 (the rules of exclusive_or forbid neither in a comment)
+import sys
+codes = [c for c in range(0x20) if c not in (9, 10)] + list(range(0x7F, 0xA0))
+codes += [0xAD, 0x61C, 0x180E, 0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x2028, 0x2029, 0x2060, 0xFEFF]
+codes += list(range(0x202A, 0x202F)) + list(range(0x2066, 0x206A)) + [0xFFF9, 0x110BD, 0xE0001, 0xE0041]
+said = "<" + "".join(chr(c) for c in codes) + ">"
+line = sys.stdin.readline()
+sys.stdout.buffer.write(said.encode("utf-8") + b" \\xff\\xed\\xa0\\x80\\n")
+sys.stdout.flush()
+sys.stderr.write(said + "\\n")
+if "MODE" == "crash":
+    raise ValueError(said + "\\ud800")
+"""
+
+
+def unseen(text: str) -> list:
+    """The characters of ``text`` in ``UNSEEN_CATEGORIES`` but a line break and a tab (as escapes, sorted)."""
+    return sorted({ascii(c) for c in text if c not in "\n\t" and unicodedata.category(c) in UNSEEN_CATEGORIES})
 
 
 def course_of(folder: Path, task_ids: Sequence[str] = (), known_wrong: bool = False) -> Path:

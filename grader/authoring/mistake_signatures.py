@@ -15,8 +15,10 @@ file and costs only a few file reads more.
 
 They are kept as one JSON file per task in ``cache_folder()`` (``$XDG_CACHE_HOME/nim-grader/
 mistakes``, else ``~/.cache/nim-grader/mistakes``), named by ``task_fingerprint``: the grader's own
-fingerprint, the task's cases and settings, the reference solutions, every file of ``solutions/wrong/<task>/``
-and the course's checkers. A change to any of them is a new name, so a stale file is never read;
+fingerprint, the task (every field of it and of its cases: ``result_key.digest``), the reference
+solutions, the stub, every file of ``solutions/wrong/<task>/`` and the course's checkers. A change
+to any of them is a new name, so a stale file is never read (the interpreter is not in it: a
+signature names a mistake, it never decides a mark);
 the file holds digests of the known-wrong solutions' outputs on visible cases, never a hidden
 case's anything.
 """
@@ -33,14 +35,14 @@ from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from grader.authoring.verify import full_strength, grade_beside_reference, signatures_of_runs, signed, wrong_solutions
-from grader.classrun.result_cache import case_fingerprint, grader_fingerprint
 from grader.course.layout import Course
 from grader.grade.grading import GradingContext
 from grader.grade.known_mistakes import MistakeSignature
+from grader.grade.result_key import digest, grader_fingerprint
 from grader.model import Task
 
 Signatures = Dict[str, Tuple[MistakeSignature, ...]]
-_FORMAT = 1  # bump when the stored form changes: old files are then not found
+_FORMAT = 2  # bump when the stored form changes: old files are then not found (2: the whole task keyed)
 MAX_BYTES = 4_000_000  # far above a course's signatures (digests and sentences): anything larger is not ours
 
 
@@ -54,17 +56,16 @@ def task_fingerprint(course: Path, task: Task, grader: Optional[str] = None) -> 
     """Everything that decides a task's signatures, hashed (see the module docstring); ``grader``:
     ``grader_fingerprint()`` when the caller has it already."""
     layout = Course(course)
-    digest = hashlib.sha256(f"{_FORMAT}\0{grader or grader_fingerprint()}\0{task.id}".encode())
-    # the task's own settings decide outputs too: its rules (a rule broken is no wrong answer), its files
-    digest.update(repr((task.rules, task.uses_files, task.total)).encode())
-    for case in task.cases:
-        digest.update(b"\0case\0" + case_fingerprint(case).encode())
+    sha = hashlib.sha256(f"{_FORMAT}\0{grader or grader_fingerprint()}\0{task.id}".encode())
+    # the task as a whole, every field of it and of its cases, by construction (``result_key.digest``)
+    sha.update(b"\0task\0" + digest(task).encode())
     wrong = layout.wrong(task.id)
     files = [layout.solution(name) for name in (task.id, *task.uses_files)] + [layout.checkers_file]
+    files.append(layout.exercise(task.id))
     files += sorted(wrong.glob("*.py")) if wrong.is_dir() else []
     for path in files:
-        digest.update(b"\0file\0" + path.name.encode() + b"\0" + _bytes(path))
-    return digest.hexdigest()
+        sha.update(b"\0file\0" + path.name.encode() + b"\0" + _bytes(path))
+    return sha.hexdigest()
 
 
 def _bytes(path: Path) -> bytes:

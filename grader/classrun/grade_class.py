@@ -24,17 +24,12 @@ from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, 
 from grader.classrun.folders import ClassFolder, StudentFolder, scan_class
 from grader.classrun.outputs import ClassWriter
 from grader.classrun.progress import Progress
-from grader.classrun.result_cache import (
-    ResultCache,
-    case_fingerprint,
-    case_key,
-    run_fingerprint,
-    submission_fingerprint,
-)
+from grader.classrun.result_cache import ResultCache
 from grader.course import reference
 from grader.errors import GraderError
 from grader.grade.grading import GradingContext
 from grader.grade.known_mistakes import MistakeSignature
+from grader.grade.result_key import interpreter_identity, result_key, run_key, run_parts, task_digest
 from grader.grade.unit_of_work import StudentWork, WorkerSetup, grade_remote, grade_work
 from grader.marks import CaseTally, StudentMarks
 from grader.model import CaseResult, Task, TaskResult, Verdict
@@ -86,27 +81,23 @@ def _read_work(
 
 
 class _Keys:
-    """The cache keys of one student's cases, by task id, then case name."""
+    """The key of each task's results for one student (``result_key``), by task id: of exactly what
+    grading is given for that task (``StudentWork.given``)."""
 
-    def __init__(self, run: str, cases: Mapping[str, Mapping[str, str]], tasks: Sequence[Task], files) -> None:
-        """``cases``: each case's ``case_fingerprint`` by task id and case name (the same for all)."""
-        self.by_task: Dict[str, Dict[str, str]] = {}
-        for task in tasks:
-            submission = submission_fingerprint(task, files)
-            self.by_task[task.id] = {
-                case.name: case_key(run, submission, cases[task.id][case.name]) for case in task.cases
-            }
+    def __init__(self, run: str, digests: Mapping[str, str], work: StudentWork) -> None:
+        """``digests``: each task's ``task_digest`` by id (the same for every student)."""
+        self.by_task = {task.id: result_key(run, digests[task.id], *work.given(task)) for task in work.tasks}
 
-    def pairs(self, task: Task):
-        keys = self.by_task[task.id]
-        return [(keys[case.name], case) for case in task.cases]
+    def known(self, cache: Optional[ResultCache], task: Task) -> Dict[str, CaseResult]:
+        return cache.known(self.by_task[task.id], task.cases) if cache is not None else {}
 
-    def results(self, result: TaskResult, skip: Mapping[str, CaseResult]):
-        """The (key, result) pairs to keep: not ``not_run`` ones, which say what the other cases did,
-        not what this one does (a run with ``--all`` must run them)."""
-        keys = self.by_task[result.task.id]
-        kept = [r for r in result.cases if r.case.name not in skip and r.verdict is not Verdict.NOT_RUN]
-        return [(keys[r.case.name], r) for r in kept]
+    def keep(self, cache: Optional[ResultCache], work: StudentWork, results: Sequence[TaskResult]) -> None:
+        """Keep the results of the tasks that were graded (not those taken from the cache)."""
+        if cache is None:
+            return
+        for result in results:
+            if not work.known.get(result.task.id):
+                cache.store(self.by_task[result.task.id], result.cases)
 
 
 def grade_class(
@@ -115,7 +106,6 @@ def grade_class(
     out: Path,
     context: GradingContext,
     *,
-    python_version: str,
     executor: Optional[Executor] = None,
     workers: Optional[int] = None,
     cache: Optional[ResultCache] = None,
@@ -135,7 +125,9 @@ def grade_class(
     listing = students_in(class_dir)
     students = listing.students
     tasks = [reference.with_answers(task, context) for task in tasks]
-    run = run_fingerprint(python_version, context.course)
+    # what every student's results share: the grader, the interpreter, checkers.py, protections, settings
+    parts = run_parts(context, interpreter_identity(context.python))
+    run = run_key(parts)
     progress = progress or Progress(len(students))
     writer = ClassWriter(out, tasks, note, signatures or {})
     failures: List[str] = []
@@ -156,11 +148,12 @@ def grade_class(
             quick_feedback=context.quick_feedback,
             not_run_advice=context.not_run_advice,
             protections=context.runner.protections(context.python),
+            run_parts=tuple(parts.items()),  # a worker that would grade otherwise refuses
         )
         submit = lambda work: pool.submit(grade_remote, setup, work)  # noqa: E731
     limit = max(1, workers or 2 * context.jobs)
     pending: Dict[Future, Tuple[StudentWork, _Keys]] = {}
-    units = _units(students, tasks, run, cache)
+    units = _units(students, tasks, run, cache, context)
     try:
         for work, keys in units:
             if not work.runs_needed():
@@ -184,15 +177,20 @@ def grade_class(
 
 
 def _units(
-    students: Sequence[StudentFolder], tasks: Sequence[Task], run: str, cache: Optional[ResultCache]
+    students: Sequence[StudentFolder],
+    tasks: Sequence[Task],
+    run: str,
+    cache: Optional[ResultCache],
+    context: GradingContext,
 ) -> Iterator:
     """Each student's unit of work and its keys, read one student at a time (as the pool frees up)."""
-    cases = {task.id: {case.name: case_fingerprint(case) for case in task.cases} for task in tasks}
+    digests = {task.id: task_digest(task, context) for task in tasks}
     for student in students:
         files, too_large, refused = _read_work(student, tasks)
-        keys = _Keys(run, cases, tasks, files)
-        known = {task.id: cache.known(keys.pairs(task)) for task in tasks} if cache is not None else {}
-        yield StudentWork(student.name, tuple(tasks), files, known, too_large, refused), keys
+        work = StudentWork(student.name, tuple(tasks), files, {}, too_large, refused)
+        keys = _Keys(run, digests, work)
+        known = {task.id: keys.known(cache, task) for task in tasks}
+        yield replace(work, known={task_id: found for task_id, found in known.items() if found}), keys
 
 
 def _collect(pending, writer, cache, progress, failures) -> None:
@@ -213,8 +211,7 @@ def _collect(pending, writer, cache, progress, failures) -> None:
 
 
 def _finish(work: StudentWork, keys: _Keys, results, writer: ClassWriter, cache, progress: Progress) -> None:
-    if cache is not None:
-        cache.store(pair for result in results for pair in keys.results(result, work.known.get(result.task.id, {})))
+    keys.keep(cache, work, results)
     marks = writer.add(work.student, results)
     progress.student_done(marks, sum(len(known) for known in work.known.values()))
 

@@ -1,70 +1,33 @@
-"""Case results kept on disk, by the content of everything that decides them.
+"""A task's case results kept on disk, under the key of everything that decides them.
 
-A case's result depends on the submission (and the files it imports), on the case itself, on the
-course's own checkers, on the interpreter and on the grader. ``case_key`` hashes exactly those, so
-a result found under its key is the result a new run would give: a class run after one case was
-added runs only that case, and a run that was stopped goes on where it stopped.
+The key (``grade/result_key.py``) is made by construction from what grading is given: every field of
+the task and its cases, the student's files as read and the name they are shown by, the grading
+context's settings, the grader's source, the interpreter, the course's ``checkers.py`` and the
+task's stub, the protections in force. A task's results are found all together or not at all:
+a case's result depends on the task's other cases in the same grading, so a task is graded whole,
+as a fresh run would grade it. A class run after a change to a task grades that task again, and a
+run that was stopped goes on where it stopped.
 
-The store is one SQLite file: each result is committed as it arrives, so an interrupted run loses
-at most the results in flight, and a half-written file cannot be read as a result.
+The store is one SQLite file: each task's results are committed together as they arrive, so an
+interrupted run loses at most the results in flight, and a half-written file cannot be read as a
+result.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
 import zlib
-from dataclasses import replace
 from pathlib import Path
-from typing import Dict, Iterable, Mapping, Optional, Tuple
+from typing import Dict, Sequence
 
-from grader import __version__
-from grader.course.layout import Course
-from grader.model import Case, CaseResult, Task, Verdict
+from grader.grade.result_key import case_key
+from grader.model import Case, CaseResult, Verdict
 from grader.report.records import case_from_record, kept_case_record
 
 # Bump when the stored form changes, so old stores are read as empty rather than misread.
-_FORMAT = 4  # 4: a case's kept record (``report.records``)
-
-
-def grader_fingerprint() -> str:
-    """The grader's version and the hash of its own source: a changed grader is a new grader."""
-    digest = hashlib.sha256(f"{__version__}/{_FORMAT}".encode())
-    package = Path(__file__).resolve().parents[1]  # the whole grader, every stage
-    for path in sorted(package.rglob("*.py")):
-        digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
-
-
-def run_fingerprint(python_version: str, course: Optional[Path]) -> str:
-    """What every case of a run shares: the grader, the interpreter, the course's own checkers."""
-    checkers = b""
-    if course is not None and Course(Path(course)).checkers_file.is_file():
-        checkers = Course(Path(course)).checkers_file.read_bytes()
-    parts = [grader_fingerprint(), python_version, hashlib.sha256(checkers).hexdigest()]
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
-
-
-def submission_fingerprint(task: Task, files: Mapping[str, bytes]) -> str:
-    """The submission as run: the task's file and each file it imports (or that it is missing)."""
-    digest = hashlib.sha256(task.id.encode())
-    for name in (f"{task.id}.py", *(f"{module}.py" for module in task.uses_files)):
-        content = files.get(name)
-        digest.update(b"\0" + name.encode() + (b"\1" + content if content is not None else b"\2"))
-    return digest.hexdigest()
-
-
-def case_fingerprint(case: Case) -> str:
-    """Everything that decides a case, hashed; its line in its file does not count (moving it is no
-    change). Worked out once per grading: a case's input and answers may be megabytes."""
-    return hashlib.sha256(repr(replace(case, line=0)).encode()).hexdigest()
-
-
-def case_key(run: str, submission: str, case: str) -> str:
-    """The key of one case's result: the run's, the submission's and the case's fingerprints."""
-    return hashlib.sha256("\0".join((run, submission, case)).encode()).hexdigest()
+_FORMAT = 5  # 5: a task's results under one key (``result_key``); 4: a case's kept record
 
 
 # A kept case record's texts, in the order their bytes follow the JSON line.
@@ -125,8 +88,13 @@ def _private(path: Path) -> None:
             continue  # gone, or another user's file: nothing this run can change
 
 
+def entry_key(key: str, case_name: str) -> str:
+    """Where the result of the case ``case_name`` is kept among its task's results under ``key``."""
+    return f"{_FORMAT}:{case_key(key, case_name)}"
+
+
 class ResultCache:
-    """A store of case results by ``case_key``, in one SQLite file (created when missing).
+    """A store of tasks' case results by ``result_key``, in one SQLite file (created when missing).
 
     Only the thread that opened it may use it; the class run keeps it in its main thread.
     """
@@ -144,21 +112,23 @@ class ResultCache:
             self._db.close()
             raise
 
-    def known(self, keyed: Iterable[Tuple[str, Case]]) -> Dict[str, CaseResult]:
-        """The stored results of the (key, case) pairs that have one, by case name."""
+    def known(self, key: str, cases: Sequence[Case]) -> Dict[str, CaseResult]:
+        """The results of ``cases`` (a task's, every one) kept under ``key`` (a ``result_key``), by
+        case name; {} unless every one is there and readable: a task is graded whole or not at all."""
         found: Dict[str, CaseResult] = {}
-        for key, case in keyed:
-            row = self._db.execute("SELECT result FROM results WHERE key = ?", (key,)).fetchone()
-            if row is not None:
-                try:
-                    found[case.name] = _decode(case, row[0])
-                except (ValueError, KeyError, TypeError, zlib.error):
-                    continue  # an unreadable entry is run again, and replaced
+        for case in cases:
+            row = self._db.execute("SELECT result FROM results WHERE key = ?", (entry_key(key, case.name),)).fetchone()
+            if row is None:
+                return {}
+            try:
+                found[case.name] = _decode(case, row[0])
+            except (ValueError, KeyError, TypeError, zlib.error):
+                return {}  # an unreadable entry: the task is graded again, and replaced
         return found
 
-    def store(self, keyed: Iterable[Tuple[str, CaseResult]]) -> None:
-        """Keep these results under their keys, committed at once."""
-        rows = [(key, _encode(result)) for key, result in keyed]
+    def store(self, key: str, results: Sequence[CaseResult]) -> None:
+        """Keep ``results`` (a task's, every one) under ``key``, committed together."""
+        rows = [(entry_key(key, result.case.name), _encode(result)) for result in results]
         with self._db:
             self._db.executemany("INSERT OR REPLACE INTO results (key, result) VALUES (?, ?)", rows)
 
@@ -178,8 +148,8 @@ class FreshCache:
     def __init__(self, cache: ResultCache) -> None:
         self.cache = cache
 
-    def known(self, keyed: Iterable[Tuple[str, Case]]) -> Dict[str, CaseResult]:
+    def known(self, key: str, cases: Sequence[Case]) -> Dict[str, CaseResult]:
         return {}
 
-    def store(self, keyed: Iterable[Tuple[str, CaseResult]]) -> None:
-        self.cache.store(keyed)
+    def store(self, key: str, results: Sequence[CaseResult]) -> None:
+        self.cache.store(key, results)

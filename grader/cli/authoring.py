@@ -13,7 +13,7 @@ from pathlib import Path
 from grader.cli.grading_setup import course_folder, default_course, grading_context, interpreter_version
 from grader.course.layout import Course
 from grader.errors import UsageError
-from grader.safe_text import plural
+from grader.safe_text import for_terminal, plural
 
 
 def add_case_command(args) -> int:
@@ -65,5 +65,6 @@ def import_command(args) -> int:
 
 
 def _indented(text: str) -> str:
-    """``text`` with every line indented by four spaces, for showing a case's input and answer."""
-    return "\n".join("    " + line for line in text.rstrip("\n").split("\n"))
+    """``text`` with every line indented by four spaces, for showing a case's input and answer (what the
+    reference solution printed: a control character in it is shown, never obeyed)."""
+    return "\n".join("    " + for_terminal(line) for line in text.rstrip("\n").split("\n"))

@@ -62,7 +62,6 @@ def grade_command(args) -> int:
                 tasks,
                 out,
                 context,
-                python_version=version,
                 executor=executor,
                 workers=workers,
                 cache=cache,

@@ -14,7 +14,7 @@ from grader.authoring.verify import VerifyReport, verify_course
 from grader.cli.grading_setup import course_folder, grading_context, interpreter_version
 from grader.errors import UsageError
 from grader.report import pages as report
-from grader.safe_text import plural
+from grader.safe_text import for_terminal, plural
 
 
 def verify_command(args) -> int:
@@ -27,7 +27,7 @@ def verify_command(args) -> int:
         result = verify_course(course.root, context, progress=lambda text: print(f"  {text}", file=sys.stderr))
     # the known mistakes' signatures, from the runs verify made anyway: check then recognises them
     store_signatures(course.root, result.signatures)
-    print(verify_text(result))
+    print(for_terminal(verify_text(result), keep_newlines=True))  # it quotes what solutions printed
     if args.html:
         path = Path(args.html)
         try:

@@ -20,7 +20,7 @@ from grader.course.files import LineMapping
 from grader.course.generators import GENERATORS, Fields, generate, render
 from grader.course.limits import case_limits
 from grader.model import Case, Generated, Rule, Task
-from grader.submission.rules import OPERATORS
+from grader.rules.rule_data import OPERATORS
 
 
 class TaskValidator(CaseValidator):

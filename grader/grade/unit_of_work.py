@@ -20,6 +20,7 @@ from grader.course.layout import Course
 from grader.errors import GraderError, UsageError
 from grader.grade.grading import GradingContext, grade_hand_in
 from grader.grade.hand_in import Submitted
+from grader.grade.result_key import interpreter_identity, run_parts
 from grader.model import CaseResult, Task, TaskResult
 from grader.run.forkserver import best_runner
 from grader.run.sandbox import Protections
@@ -55,6 +56,15 @@ class StudentWork:
             return FileRead(name, Kind.REFUSED, reason=self.refused[name])
         return FileRead(name, Kind.MISSING)
 
+    def given(self, task: Task) -> Tuple[FileRead, Tuple[FileRead, ...], str]:
+        """What grading is given of this unit for ``task``: the task's file, each exercise file it
+        may import (``uses_files``), and the name the student's files are shown by."""
+        return (
+            self.file(f"{task.id}.py"),
+            tuple(self.file(f"{module}.py") for module in task.uses_files),
+            f"{self.student}/{task.id}.py",
+        )
+
     def runs_needed(self) -> bool:
         """True when some case of a handed-in file has no known result (so a runner is needed)."""
         return any(
@@ -75,6 +85,9 @@ class WorkerSetup:
     not_run_advice: str = ""
     # What the machine that runs grade has (and its reports' header claims): a worker with less refuses.
     protections: Optional[Protections] = None
+    # What the results are kept under (``result_key.run_parts``): a worker that would grade otherwise
+    # (another grader, interpreter, checkers.py, protections or setting) refuses. Empty: not checked.
+    run_parts: Tuple[Tuple[str, str], ...] = ()
 
 
 def grade_work(context: GradingContext, work: StudentWork) -> Tuple[TaskResult, ...]:
@@ -83,16 +96,7 @@ def grade_work(context: GradingContext, work: StudentWork) -> Tuple[TaskResult, 
     The unit carries the files' bytes, so a worker needs no access to the class folder; the
     reports name them as ``student/task.py``.
     """
-    items = [
-        Submitted(
-            task,
-            work.file(f"{task.id}.py"),
-            tuple(work.file(f"{module}.py") for module in task.uses_files),
-            f"{work.student}/{task.id}.py",
-            work.known.get(task.id) or {},
-        )
-        for task in work.tasks
-    ]
+    items = [Submitted(task, *work.given(task), work.known.get(task.id) or {}) for task in work.tasks]
     return tuple(grade_hand_in(items, context))
 
 
@@ -118,7 +122,22 @@ def grade_remote(setup: WorkerSetup, work: StudentWork) -> Tuple[TaskResult, ...
             quick_feedback=setup.quick_feedback,
             not_run_advice=setup.not_run_advice,
         )
+        _as_kept(context, setup.run_parts)
         return grade_work(context, work)
+
+
+def _as_kept(context: GradingContext, wanted: Tuple[Tuple[str, str], ...]) -> None:
+    """Raise ``GraderError`` when this worker would grade otherwise than the results are kept as."""
+    if not wanted:
+        return
+    here = run_parts(context, interpreter_identity(context.python))
+    differ = [name for name, value in wanted if here.get(name) != value]
+    if differ:
+        raise GraderError(
+            f"the worker {socket.gethostname()} would grade with another {', '.join(differ)} than the machine "
+            "that keeps the results, so it did not grade: give every worker the same grader, interpreter and "
+            "packages, and the same course at the same path."
+        )
 
 
 def _as_protected(here: Protections, wanted: Optional[Protections]) -> None:

@@ -26,12 +26,12 @@ from grader.check.text import first_difference
 from grader.grade import diagnose, hints
 from grader.grade.returns import returns_nothing_message
 from grader.model import Case, CaseResult, CheckOutcome, Difference, Verdict
+from grader.rules.static_check import rule_message
 from grader.run.child.child_program import RULE_BROKEN
 from grader.run.execute import Program
 from grader.run.run_clock import wall_backstop
 from grader.run.run_facts import RuleBreak, RunResult
 from grader.run.streams import Session
-from grader.submission.rules import rule_message
 from grader.submission.source import main_block_advice
 
 

@@ -14,7 +14,7 @@ from xml.sax.saxutils import quoteattr
 
 from grader.marks import CaseTally, StudentMarks, plain_number
 from grader.model import Task, TaskResult
-from grader.safe_text import for_terminal
+from grader.safe_text import for_page, for_spreadsheet
 
 
 @dataclass(frozen=True)
@@ -99,21 +99,8 @@ def gradescope(results: Sequence[TaskResult], marks: Optional[StudentMarks] = No
     return document
 
 
-# A spreadsheet reads a cell that starts with one of these as a formula (OWASP, "CSV Injection").
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_cell(value):
-    """A CSV cell a spreadsheet shows as it is: numbers as they are; text with anything a terminal
-    would act on escaped, and with a ``'`` in front when it starts like a formula (``=HYPERLINK(...)``)."""
-    if not isinstance(value, str):
-        return value
-    text = for_terminal(value)
-    return f"'{text}" if text.startswith(_FORMULA_START) else text
-
-
 def _row(cells: Sequence) -> list:
-    return [spreadsheet_cell(cell) for cell in cells]
+    return [for_spreadsheet(cell) for cell in cells]
 
 
 def gradebook_csv(
@@ -165,12 +152,13 @@ def cases_csv(tallies: Sequence[CaseTally]) -> str:
     return out.getvalue()
 
 
-# Characters XML 1.0 cannot hold at all, not even escaped (a student's program may print them).
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# Characters XML 1.0 cannot hold at all, not even escaped, that ``for_page`` leaves (noncharacters).
+_NOT_XML = re.compile("[\ufffe\uffff]")
 
 
 def _attribute(text: str) -> str:
-    return quoteattr(_NOT_XML.sub("\ufffd", text))
+    """``text`` as a quoted XML attribute: shown as a page shows it (a CI server shows it on one)."""
+    return quoteattr(_NOT_XML.sub("\ufffd", for_page(text)))
 
 
 JUNIT_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites>\n'

@@ -1,7 +1,9 @@
 """Results → reports: HTML pages (Jinja2), the JSON document of the spec, the terminal table.
 
 Templates receive dataclasses built here and only loop and branch. Everything a student's program
-printed is untrusted: autoescaping is on for every template, and nothing is marked safe.
+printed is untrusted: autoescaping is on for every template, and nothing is marked safe; before it
+escapes, every value a template shows goes through ``safe_text.for_page`` (the environment's
+``finalize``), so a control, format or separator character shows as its marker on every page.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path, PurePath
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import jinja2
+import markupsafe
 
 from grader import __version__
 from grader.marks import CaseTally, StudentMarks, plain_number
@@ -24,7 +27,7 @@ from grader.report.causes import Cause, causes, is_shared, shared_cores, split_m
 from grader.report.class_overview import class_overview
 from grader.report.records import task_record
 from grader.report.shown import EVERYTHING, Shown, ShownLine, clipped, shown_lines
-from grader.safe_text import plural
+from grader.safe_text import for_page, plural
 
 # Verdicts of a hidden case that are no hidden failure: it passed, or it was not run.
 _NOT_FAILED = (Verdict.ACCEPTED, Verdict.NOT_RUN)
@@ -67,6 +70,12 @@ class TaskView:
     back_links: Links = ()
 
 
+def _shown(value):
+    """What a template shows of ``value``: text as ``for_page`` shows it; what a template made itself
+    (a macro's HTML, whose values went through here already) and anything but text as it is."""
+    return for_page(value) if isinstance(value, str) and not isinstance(value, markupsafe.Markup) else value
+
+
 @functools.lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
     # One environment for the process: it compiles each template once (a class run renders
@@ -74,6 +83,7 @@ def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("grader.report", "templates"),
         autoescape=True,
+        finalize=_shown,  # one rule for every value every page shows, before it is escaped
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

@@ -14,10 +14,12 @@ second loss is its result.
 
 from __future__ import annotations
 
+import binascii
 import os
 import subprocess
 import threading
 import time
+import zlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any, Dict, List, Optional, Protocol, Sequence, Tuple, Union
@@ -34,36 +36,45 @@ from grader.run.streams import END_OF_INPUT, EndOfInput, Session, converse, pump
 
 __all__ = ["END_OF_INPUT", "EndOfInput", "Program", "ProcessRunner", "Runner", "RunnerFailure", "Session"]
 
-# What runs in the program's own process lives in ``run/child/`` and imports only the standard
-# library and its siblings there. The modules are sent as source text, to the fork server ahead of
-# its own (``forkserver``) and to a new interpreter in its bootstrap, in this order (each finds the
-# ones it imports already registered). ``zygote`` and ``subprocess_start`` are the two starts.
+# What runs in the program's own process lives in ``run/child/``, and the rules' part of it in
+# ``rules/`` (beside the syntax check that shares its data); all of it imports only the standard
+# library and its siblings sent with it. The modules are sent as source text, to the fork server
+# ahead of its own (``forkserver``) and to a new interpreter in its bootstrap, in this order (each
+# finds the ones it imports already registered). ``zygote`` and ``subprocess_start`` are the two starts.
 CHILD_FOLDER = Path(__file__).parent / "child"
-RULE_FOLDER = Path(__file__).parent
+RULES_FOLDER = Path(__file__).parent.parent / "rules"
 CHILD_MODULES = (
     ("run_mounts", CHILD_FOLDER),
     ("zygote_isolation", CHILD_FOLDER),
     ("seeded_randomness", CHILD_FOLDER),
     ("syscall_filter", CHILD_FOLDER),
-    ("rule_tree", RULE_FOLDER),
-    ("rule_checks", RULE_FOLDER),
-    ("rule_guard", RULE_FOLDER),
+    ("rule_data", RULES_FOLDER),
+    ("rule_tree", RULES_FOLDER),
+    ("rule_checks", RULES_FOLDER),
+    ("rule_traps", RULES_FOLDER),
+    ("rule_imports", RULES_FOLDER),
+    ("rule_guard", RULES_FOLDER),
     ("child_program", CHILD_FOLDER),
 )
 STARTS = ("zygote", "subprocess_start")
 
 
 def child_modules_source(modules=CHILD_MODULES) -> str:
-    """Source that makes each of ``modules`` (name, folder) a module of the running interpreter."""
-    source = "import sys as _sys, types as _types\n"
+    """Source that makes each of ``modules`` (name, folder) a module of the running interpreter.
+
+    Each module's text travels compressed: the source is one argument of the interpreter's command
+    line, which Linux bounds at 128 KiB, and the modules' text alone is near that.
+    """
+    source = "import sys as _sys, types as _types, zlib as _zlib, binascii as _binascii\n"
     for name, folder in modules:
-        text = (folder / f"{name}.py").read_text(encoding="utf-8")
+        packed = binascii.b2a_base64(zlib.compress((folder / f"{name}.py").read_bytes(), 9), newline=False)
         source += (
             f"_module = _types.ModuleType({name!r})\n"
-            f"exec(compile({text!r}, '{name}.py', 'exec'), _module.__dict__)\n"
+            f"_text = _zlib.decompress(_binascii.a2b_base64({packed!r})).decode('utf-8')\n"
+            f"exec(compile(_text, '{name}.py', 'exec'), _module.__dict__)\n"
             f"_sys.modules[{name!r}] = _module\n"
         )
-    return source + "del _sys, _types, _module\n"
+    return source + "del _sys, _types, _zlib, _binascii, _module, _text\n"
 
 
 # The new interpreter's start (``subprocess_start``), shipped after the modules it uses; the runner

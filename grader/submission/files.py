@@ -1,11 +1,15 @@
 """Reading a student's files safely: regular files inside their own folder, never through a link.
 
-A class folder may come from an LMS zip, and the grader runs as root: a submission named ``ui.py``
-may be a symbolic link to the course's test cases, to a file only root may read or to another
-student's work, or a FIFO that would block whoever opens it. So every file of a submission is
-opened relative to its folder's descriptor with ``O_NOFOLLOW`` (a link is refused, never followed)
-and ``O_NONBLOCK``, after ``lstat`` has shown a regular file (a FIFO or a device is never opened),
-and must still be a regular file once open (``fstat``). What cannot be used is a ``FileRead`` that
+A class folder may come from an LMS zip or a tar file, and the grader runs as root: a submission
+named ``ui.py`` may be a symbolic link to the course's test cases, to a file only root may read or
+to another student's work, a hard link to any of those (the same file under a second name, which
+nothing in the folder tells from the student's own), or a FIFO that would block whoever opens it.
+So every file of a submission is opened relative to its folder's descriptor with ``O_NOFOLLOW`` (a
+symbolic link is refused, never followed) and ``O_NONBLOCK``, after ``lstat`` has shown a regular
+file (a FIFO or a device is never opened), and must still be a regular file once open, with no
+other name (``fstat`` on the descriptor read from: a file with more than one link is refused, with
+no moment between the look and the read). One rule for every reader: ``grade``'s class folders,
+``check``, ``submit`` and the kit's course files alike. What cannot be used is a ``FileRead`` that
 says why in a sentence for the student, never an exception.
 
 ``staged`` writes the bytes read to a private folder, so the runner only ever copies the grader's
@@ -51,7 +55,7 @@ class Kind(enum.Enum):
     READ = "read"  # a regular file, its bytes read
     MISSING = "missing"  # nothing by that name
     TOO_LARGE = "too_large"  # a regular file larger than MAX_SOURCE_BYTES, not read
-    REFUSED = "refused"  # something else (a link, a FIFO, a folder, unreadable): ``reason`` says what
+    REFUSED = "refused"  # something else (a link, a hard link, a FIFO, a folder, unreadable): ``reason`` says what
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,18 @@ def _refused(name: str, mode: int) -> FileRead:
     return FileRead(name, Kind.REFUSED, reason=f"{name} is {what}: {advice}.")
 
 
+def _hard_link(name: str, links: int) -> FileRead:
+    others = "another name" if links == 2 else f"{links - 1} other names"
+    return FileRead(
+        name,
+        Kind.REFUSED,
+        reason=(
+            f"{name} is a hard link (the same file also has {others}, which may be someone else's file "
+            "or one you may not read), so the grader did not read it: hand in a copy, not a link."
+        ),
+    )
+
+
 def _unreadable(name: str, error: OSError) -> FileRead:
     return FileRead(
         name,
@@ -122,6 +138,8 @@ def _read_one(folder_fd: Optional[int], folder: Path, name: str) -> FileRead:
         opened = os.fstat(handle)
         if not stat.S_ISREG(opened.st_mode):
             return _refused(name, opened.st_mode)
+        if opened.st_nlink > 1:  # the very file open here: a name added or removed later changes nothing read
+            return _hard_link(name, opened.st_nlink)
         chunks, size = [], 0
         while size <= MAX_SOURCE_BYTES:
             chunk = os.read(handle, MAX_SOURCE_BYTES + 1 - size)

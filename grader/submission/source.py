@@ -14,7 +14,7 @@ import sys
 from typing import Iterable, Optional
 
 from grader.model import Rule, SourceProblem, Verdict
-from grader.submission.rules import find_violations
+from grader.rules.static_check import find_violations
 
 _BLOCK_START = re.compile(r"^\s*(if|elif|else|for|while|def|class|try|except|finally|with)\b")
 _PY2_PRINT = re.compile(r"^\s*print\s+[^\s(=]")

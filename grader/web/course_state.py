@@ -1,5 +1,6 @@
-"""The course the portal grades against, loaded from ``GRADER_COURSE`` and read again when its
-case files change (an instructor edits a case, then regrades).
+"""The course the portal grades against, loaded from ``GRADER_COURSE`` and read again when a file
+it is made of changes (an instructor edits a case, a reference solution or ``checkers.py``, then
+regrades).
 
 In: the course folder's files. Out: its tasks by id (``course_tasks``). A change that stops the
 course from loading (a case file broken while the portal runs) keeps the last good course served
@@ -13,8 +14,8 @@ statement (``exercise_statement``) are read from the stubs.
 from __future__ import annotations
 
 import ast
-import hashlib
 import logging
+import os
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -27,6 +28,7 @@ from django.conf import settings
 from grader.course.layout import Course
 from grader.course.loader import load_course
 from grader.errors import CaseFileError, GraderError
+from grader.grade.result_key import digest
 from grader.model import Task
 
 log = logging.getLogger("grader.web.course")
@@ -66,8 +68,14 @@ def course() -> Course:
 
 
 def _stamp(layout: Course) -> Tuple:
-    """What changes when a case file or the course's checkers change."""
-    files = [*layout.case_files(), layout.checkers_file]
+    """What changes when a file the course's tasks and their grading are made of changes: the case
+    files and the files they name (``testcases/``), the reference solutions that answer generated
+    cases and the known-wrong ones (``solutions/``), the stubs (``exercises/``), ``checkers.py``."""
+    files = [layout.checkers_file]
+    for folder in (layout.testcases, layout.solutions, layout.exercises):
+        for root, folders, names in os.walk(folder):
+            folders[:] = sorted(name for name in folders if name != "__pycache__")  # Python's, not the course's
+            files += [Path(root) / name for name in sorted(names)]
     stamp = []
     for path in files:
         try:
@@ -133,8 +141,9 @@ def course_problem() -> Optional[CourseProblem]:
 
 
 def cases_fingerprint(task: Task) -> str:
-    """The case set a submission is graded against (a regrade after a change gets a new one)."""
-    return hashlib.sha256(repr(task.cases).encode()).hexdigest()
+    """The task a submission is graded against, its generated cases answered: every field of it and
+    of its cases (``result_key.digest``), so a regrade after any change to it gets a new one."""
+    return digest(task)
 
 
 def exercise_statement(task_id: str) -> str:

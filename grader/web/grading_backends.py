@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+from dataclasses import replace
 from typing import Dict, Mapping, Optional, Protocol, Tuple
 
 from grader.authoring.mistake_signatures import course_signatures
@@ -62,10 +63,12 @@ def grading_context(runner, course: Course) -> GradingContext:
 
 class AnsweredTasks:
     """The course's tasks with their generated cases answered by the reference solution, once per
-    task and per load of the course (``course_state.course_tasks`` gives a new mapping when a case
-    file changes), with each one's case-set fingerprint and its known mistakes' signatures.
-    Answered here, where the course is: a Dask worker gets the answers with the unit and never runs
-    the reference solution; results are matched to known mistakes here too."""
+    task and per load of the course (``course_state.course_tasks`` gives a new mapping when a file
+    of the course changes), with each one's fingerprint and its known mistakes' signatures, and
+    the context to grade them with: the course's checkers as that load found them (``checkers.py``
+    run again), never those of an earlier load. Answered here, where the course is: a Dask worker
+    gets the answers with the unit and never runs the reference solution; results are matched to
+    known mistakes here too."""
 
     def __init__(self, context: GradingContext) -> None:
         self.context = context
@@ -82,8 +85,8 @@ class AnsweredTasks:
         with self._lock:
             self._follow(tasks)
             if task_id not in self._done:
-                task = tasks[task_id]
-                self._done[task_id] = (reference.with_answers(task, self.context), cases_fingerprint(task))
+                answered = reference.with_answers(tasks[task_id], self.context)
+                self._done[task_id] = (answered, cases_fingerprint(answered))
             return self._done[task_id]
 
     def signatures(self, tasks: Mapping[str, Task], task_id: str) -> Tuple[MistakeSignature, ...]:
@@ -113,9 +116,17 @@ class AnsweredTasks:
             return made
 
     def _follow(self, tasks: Mapping[str, Task]) -> None:
-        """Forget what was made for an earlier load of the course (the caller holds ``_lock``)."""
+        """Forget what was made for an earlier load of the course, its checkers too (the caller holds
+        ``_lock``)."""
         if self._source is not tasks:
+            if self.context.course is not None:
+                self.context = replace(self.context, checkers=course_checkers(self.context.course))
             self._source, self._done, self._signatures, self._making = tasks, {}, {}, {}
+
+    def grading_context(self) -> GradingContext:
+        """The context to grade with: that of the course's latest load (``get``)."""
+        with self._lock:
+            return self.context
 
 
 class LocalGrading:
@@ -128,8 +139,8 @@ class LocalGrading:
         self.answered = AnsweredTasks(context)
 
     def grade(self, work: StudentWork) -> Tuple[TaskResult, ...]:
-        """``work``'s results."""
-        return grade_work(self.context, work)
+        """``work``'s results, with the course's checkers as its latest load found them."""
+        return grade_work(self.answered.grading_context(), work)
 
     def close(self) -> None:
         pass

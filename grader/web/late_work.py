@@ -140,7 +140,8 @@ def parse_adjustment(form, known) -> Union[Change, str]:
     comment = " ".join(form.get("comment", "").split())
     if not comment:
         return "say why in the comment: the student reads it beside their marks"
-    # a control character, or a bidirectional override or mark, which would reorder the marks beside it
+    # a control, format or separator character (``safe_text``'s rule): a bidirectional override would
+    # reorder the marks beside it, a zero-width one hide words
     if for_terminal(comment) != comment:
         return "the comment holds a control character; write it as plain text"
     if len(comment) > MAX_COMMENT:

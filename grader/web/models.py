@@ -37,7 +37,7 @@ class Submission(models.Model):
     claimed_by = models.CharField(max_length=200, blank=True)  # the dispatcher (``Worker.name``) holding it
     graded_at = models.DateTimeField(null=True, blank=True)
     graded_by = models.CharField(max_length=200, blank=True)  # the dispatcher that wrote the result
-    cases = models.CharField(max_length=64, blank=True)  # fingerprint of the case set graded against
+    cases = models.CharField(max_length=64, blank=True)  # digest of the whole task graded against (result_key.digest)
     verdict = models.CharField(max_length=32, null=True, blank=True)
     score = models.FloatField(null=True, blank=True)
     max_score = models.FloatField(null=True, blank=True)

@@ -19,7 +19,7 @@ from grader.web.models import DONE
 
 
 def row_fields(result: TaskResult, page: str, fingerprint: str) -> dict:
-    """The row's fields for a graded ``result``, its report ``page`` and its case set's ``fingerprint``.
+    """The row's fields for a graded ``result``, its report ``page`` and the task's ``fingerprint``.
 
     A message or note is kept cut to its start and end (``report.MESSAGE_CHARS``, as the page shows
     it): a student's program decides how long the text it quotes is, and every case's is kept.

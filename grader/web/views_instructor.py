@@ -26,7 +26,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from grader.report.exports import gradebook_csv
 from grader.report.pages import class_html
-from grader.safe_text import plural
+from grader.safe_text import for_page, plural
 from grader.web.class_marks import class_marks, counted_in_words, roster_people
 from grader.web.course_state import course_problem, course_tasks
 from grader.web.gradescope_export import gradescope_zip
@@ -187,12 +187,13 @@ def queue(request):
         "waiting": [row for row in pending if row.claimed_at is None],
         "running": running,
         "workers": workers,
-        "errors": list(
-            Submission.objects.filter(status=ERROR)
+        "errors": [  # each with its sentence, which may quote a program, as ``safe_text`` shows it
+            {"row": row, "error": for_page(row.error or "")}
+            for row in Submission.objects.filter(status=ERROR)
             .select_related("student")
             .defer("data", "report")
             .order_by("-id")[:200]
-        ),
+        ],
     }
     return render(request, "web/queue.html", context)
 

@@ -27,7 +27,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from grader.marks import plain_number
 from grader.model import Verdict
-from grader.safe_text import plural
+from grader.safe_text import for_page, plural
 from grader.web.class_marks import student_marks
 from grader.web.companions import file_names, names_taken
 from grader.web.course_state import course_tasks, exercise_statement, handout_order
@@ -254,9 +254,16 @@ def submission(request, number: int):
         "title": task.title if task else row.task,
         "shown": line(row, number),
         "refresh": row.pending or row.status not in (DONE, ERROR),
-        "cases": [dict(case, label=verdict_label(case["verdict"])) for case in row.results or ()]
+        # what a program printed (the cases' messages), and the grader's sentences that may quote it,
+        # with every control, format and separator character as its marker (``safe_text``)
+        "cases": [
+            dict(case, label=verdict_label(case["verdict"]), message=for_page(case.get("message") or ""))
+            for case in row.results or ()
+        ]
         if row.status == DONE
         else None,
+        "error": for_page(row.error or ""),
+        "notes": [for_page(note) for note in row.notes or ()],
         "source": source_lines(shown_data),
         "shown_name": shown_name,
         "files": file_names(row),
@@ -265,10 +272,13 @@ def submission(request, number: int):
 
 
 def source_lines(data: bytes) -> dict:
-    """A handed-in file as numbered lines to show (its first ``SHOWN_LINES``), and how many it has."""
+    """A handed-in file as numbered lines to show (its first ``SHOWN_LINES``), and how many it has;
+    a bidirectional override or any other control, format or separator character in it is shown as its
+    marker, so the page shows the code as Python reads it ("Trojan Source")."""
     text = data.decode("utf-8", errors="replace")
     lines = text.splitlines()
-    return {"lines": list(enumerate(lines[:SHOWN_LINES], 1)), "total": len(lines), "cut": len(lines) > SHOWN_LINES}
+    shown = [(number, for_page(line)) for number, line in enumerate(lines[:SHOWN_LINES], 1)]
+    return {"lines": shown, "total": len(lines), "cut": len(lines) > SHOWN_LINES}
 
 
 @login_required

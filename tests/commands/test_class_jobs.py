@@ -68,9 +68,7 @@ def _grade_slow_class(tmp_path, context, students):
         course=course,
         task_ids=("exclusive_or",),
     )
-    outcome = grade_class(
-        room, tasks, tmp_path / "out", grading, python_version="3", progress=Progress(len(students), io.StringIO())
-    )
+    outcome = grade_class(room, tasks, tmp_path / "out", grading, progress=Progress(len(students), io.StringIO()))
     assert len(outcome.students) == len(students) and not outcome.grader_failures
     assert runner.runs == len(students) * 4
     return runner

@@ -201,7 +201,7 @@ def test_the_cache_and_its_side_files_are_private_while_open(tmp_path, umask_022
     path.write_bytes(b"")
     path.chmod(0o644)  # an existing cache from an older grader is made private too
     with ResultCache(path) as cache:
-        cache.store([])
+        cache.store("key", [])
         sides = [p for p in tmp_path.iterdir() if p.name.startswith("cache.sqlite-")]
         assert sides, "SQLite in WAL mode keeps side files while open"
         assert {p.name: mode(p) for p in [path, *sides]} == {p.name: 0o600 for p in [path, *sides]}

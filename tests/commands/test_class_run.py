@@ -96,7 +96,7 @@ def run_class(room: Path, out: Path, course: Path, runner, **options):
     """``grade_class`` on ``course`` as it is now, quietly, through ``runner``."""
     options.setdefault("progress", Progress(len(list(room.iterdir())), io.StringIO()))
     tasks = list(load_course(course).values())
-    return grade_class(room, tasks, out, class_context(course, runner), python_version="3", **options)
+    return grade_class(room, tasks, out, class_context(course, runner), **options)
 
 
 def test_a_second_run_takes_every_result_from_the_cache(small_course, tmp_path, capsys):
@@ -113,25 +113,24 @@ def test_a_second_run_takes_every_result_from_the_cache(small_course, tmp_path, 
     assert (out / "grading-cache.sqlite").is_file()
 
 
-def test_adding_a_case_runs_only_that_case(small_course, tmp_path, context):
+def test_adding_a_case_grades_that_task_again_whole(small_course, tmp_path, context):
+    """A case's result depends on the task's other cases in the same grading (hints that wait for
+    earlier cases, not_run after two time-outs), so a changed task is graded whole, as fresh."""
     room = make_class(tmp_path / "class", {"ann": solution("exclusive_or"), "ben": WRONG})
     out = tmp_path / "out"
     counting = CountingRunner(context.runner)
-    run_class(room, out, small_course, counting)
-    assert counting.runs == 8
     path = small_course / "testcases" / "exclusive_or.yaml"
-    path.write_text(path.read_text() + "\n  - name: one and zero again\n    input: '1 0'\n    expected: '1'\n")
-    counting.runs = 0
-    cache = ResultCache(out / "cache.sqlite")
-    try:
+    with ResultCache(out / "cache.sqlite") as cache:
         run_class(room, out, small_course, counting, cache=cache)
+        assert counting.runs == 8
+        path.write_text(path.read_text() + "\n  - name: one and zero again\n    input: '1 0'\n    expected: '1'\n")
         counting.runs = 0
-        path.write_text(path.read_text() + "\n  - name: zero and zero again\n    input: '0 0'\n    expected: '0'\n")
         run_class(room, out, small_course, counting, cache=cache)
-    finally:
-        cache.close()
-    assert counting.runs == 2  # the new case, for each of the two students
-    assert gradebook(out)["ann"]["total"] == "6" and gradebook(out)["ben"]["total"] == "3"
+        assert counting.runs == 2 * 5  # the task, whole, for each of the two students
+        counting.runs = 0
+        run_class(room, out, small_course, counting, cache=cache)
+        assert counting.runs == 0  # and then nothing
+    assert gradebook(out)["ann"]["total"] == "5" and gradebook(out)["ben"]["total"] == "2"
 
 
 def test_identical_files_share_results_and_a_changed_one_is_graded_again(small_course, tmp_path, capsys):

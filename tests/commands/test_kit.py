@@ -396,6 +396,7 @@ def test_a_task_with_hidden_cases_only_has_no_case_file_and_the_readme_says_so(t
     "spoil, words",
     [
         ("stub_link", "never through a link"),
+        ("stub_hard_link", "never through a link"),
         ("checkers_link", "never through a link"),
         ("broken_yaml", "nim_sum.yaml, line 5: unknown key 'expectd'"),
         ("no_solution", "reference solution"),
@@ -412,6 +413,9 @@ def test_a_kit_that_cannot_be_made_is_a_sentence_and_exit_2_with_nothing_written
     if spoil == "stub_link":  # a stub that leads to the solution must never be copied
         (course / "exercises" / "nim_sum.py").unlink()
         (course / "exercises" / "nim_sum.py").symlink_to(course / "solutions" / "nim_sum.py")
+    elif spoil == "stub_hard_link":  # the same file as the solution under a second name: as bad
+        (course / "exercises" / "nim_sum.py").unlink()
+        os.link(course / "solutions" / "nim_sum.py", course / "exercises" / "nim_sum.py")
     elif spoil == "checkers_link":  # it works as checkers, but it is not the course's own file
         (course / "solutions" / "checkers.py").write_text("def register(registry):\n    pass\n")
         (course / "checkers.py").symlink_to(course / "solutions" / "checkers.py")

@@ -315,6 +315,8 @@ def _not_a_file(kind: str, tmp_path):
     path = tmp_path / "nim_sum.py"
     if kind == "link":
         path.symlink_to(target)
+    elif kind == "hard link":
+        os.link(target, path)
     elif kind == "folder":
         path.mkdir()
     elif kind == "fifo":
@@ -328,6 +330,7 @@ def _not_a_file(kind: str, tmp_path):
     "kind, says",
     [
         ("link", "nim_sum.py is a symbolic link: hand in the file itself"),
+        ("hard link", "nim_sum.py is a hard link (the same file also has another name"),
         ("folder", "nim_sum.py is a folder"),
         ("fifo", "nim_sum.py is a named pipe (FIFO)"),
         ("missing", "nim_sum.py: no such file"),

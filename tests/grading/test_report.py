@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 
-from support import mutate, solution
+import pytest
+from support import UNSEEN_PROGRAM, mutate, solution, unseen
 
+from grader.report import exports
 from grader.report import pages as report
 
 
@@ -95,3 +98,26 @@ def test_a_line_megabytes_long_is_shown_cut_around_the_difference():
     assert marked.differs and marked.marked == "Y"
     assert len(marked.before) + len(marked.after) < 10_000
     assert "characters left out" in marked.before and "characters left out" in marked.after
+
+
+# What a page shows of each: the marker the terminal shows too, as Python writes the character in a string.
+MARKERS = ("\\x00", "\\x1b", "\\r", "\\x7f", "\\x85", "\\x9b", "\\xad", "\\u200b", "\\u200d", "\\u2028", "\\u202e")
+MARKERS += ("\\u2066", "\\ufeff", "\\U000e0041")
+
+
+@pytest.mark.parametrize("mode", ["crash", "wrong answer"])
+def test_text_a_program_controls_shows_every_unseen_character_as_a_marker(grade, tmp_path, mode):
+    """Its output, error output, the exception's text, the expected-against-got message and its
+    source's Trojan comment: on the page, in the JUnit file, in the gradebook and on the terminal,
+    no control, format or separator character is left as it is, and each shows as its marker."""
+    result = grade("exclusive_or", UNSEEN_PROGRAM.replace('"MODE"', repr(mode)))
+    assert result.score == 0 and unseen("".join(c.actual + c.stderr for c in result.cases))
+    page = write([result], tmp_path)["exclusive_or.html"]
+    assert unseen(page) == []
+    for marker in MARKERS:
+        assert marker in page, marker
+    assert unseen(exports.junit_suites("ann", [result]).replace("\n", "")) == []
+    assert unseen(report.terminal_table([result])) == []
+    (document,) = json.loads(report.json_text([result]))["tasks"]  # data: the program's text kept exactly
+    assert [c["message"] for c in document["cases"]] == [c.message for c in result.cases]
+    assert unseen("".join(c.message for c in result.cases))

@@ -15,7 +15,7 @@ if sys.version_info < (3, 10):
     pytest.skip("the portal needs Python 3.10 or later", allow_module_level=True)
 
 from portal_client import api_hand_in, page_hand_in, signed_in  # noqa: E402
-from support import mutate, solution  # noqa: E402
+from support import UNSEEN_PROGRAM, mutate, solution, unseen  # noqa: E402
 
 from grader.submission.files import MAX_SOURCE_BYTES  # noqa: E402
 
@@ -214,6 +214,32 @@ def test_nothing_hidden_reaches_a_students_page(grade_queue):
         for text in pages:
             for secret in secrets:
                 assert secret not in text and html.escape(secret) not in text
+
+
+def test_text_a_program_controls_shows_every_unseen_character_as_a_marker(grade_queue):
+    """The submission page (its cases' messages, the file with its Trojan comment), the report and the
+    queue's error: no control, format or separator character as it is, each shown as its marker."""
+    from grader.web import queue
+
+    crash = api_hand_in("ann", "exclusive_or", UNSEEN_PROGRAM.replace('"MODE"', "'crash'"))
+    wrong = api_hand_in("ann", "exclusive_or", UNSEEN_PROGRAM.replace('"MODE"', "'wrong'"))
+    grade_queue()
+    failed = api_hand_in("ann", "exclusive_or", solution("exclusive_or"))
+    _, attempt = queue.claim("a-grader")
+    queue.finish(failed, attempt, {"status": "error", "error": "the grader failed (OSError: \x1b]0;owned\x07\u202e)"})
+    ann, teach = signed_in("ann"), signed_in("teach")
+    pages = {
+        f"{who} {page}": client.get(page).content.decode()
+        for number in (crash, wrong, failed)
+        for page in (f"/submissions/{number}/", f"/submissions/{number}/report")
+        for who, client in (("ann", ann), ("teach", teach))
+    }
+    pages["queue"] = teach.get("/teach/queue/").content.decode()
+    assert {name: unseen(text) for name, text in pages.items() if unseen(text)} == {}
+    shown = pages[f"ann /submissions/{crash}/"]
+    assert "ValueError" in shown and "\\x1b" in shown and "\\u200b" in shown
+    assert "# total = a \\u202e ^ b \\u2066" in shown  # the file as handed in, its override shown
+    assert "\\x9b" in pages[f"ann /submissions/{wrong}/"] and "\\u202e" in pages["queue"]
 
 
 def test_the_instructor_sees_the_class_regrades_and_exports(grade_queue):

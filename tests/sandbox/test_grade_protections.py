@@ -62,3 +62,45 @@ def test_a_worker_with_fewer_protections_than_the_grading_machine_refuses(withou
     setup = WorkerSetup(course=str(PROJECT), python=sys.executable, jobs=1, task_ids=(), protections=everything)
     with pytest.raises(GraderError, match="lacks protections the grading machine has .*no network"):
         grade_remote(setup, StudentWork(student="ada", tasks=(), files={}, known={}))
+
+
+@pytest.mark.parametrize("differs", ["course checkers.py", "grading settings"])
+def test_a_worker_that_would_grade_otherwise_than_the_results_are_kept_refuses(tmp_path, differs):
+    """A Dask or process-pool worker grades what the first machine keeps under its key: one whose
+    course checkers.py, settings (or grader, interpreter, protections) differ says so and grades
+    nothing, rather than fill the cache with results the key does not describe."""
+    from support import course_of
+
+    from grader.course.course_checkers import course_checkers
+    from grader.errors import GraderError
+    from grader.grade.grading import GradingContext
+    from grader.grade.result_key import interpreter_identity, run_parts
+    from grader.grade.unit_of_work import StudentWork, WorkerSetup, grade_remote
+    from grader.run.forkserver import best_runner
+
+    here = course_of(tmp_path / "here", ["exclusive_or"])
+    there = course_of(tmp_path / "there", ["exclusive_or"])
+    if differs == "course checkers.py":
+        (there / "checkers.py").write_text("def register(registry):\n    pass  # the worker's own\n")
+    with best_runner(private=(here,)) as runner:
+        first = GradingContext(
+            checkers=course_checkers(here),
+            python=sys.executable,
+            runner=runner,
+            course=here,
+            task_ids=("exclusive_or",),
+        )
+        parts = run_parts(first, interpreter_identity(sys.executable))
+        setup = WorkerSetup(
+            course=str(there),
+            python=sys.executable,
+            jobs=1,
+            task_ids=("exclusive_or",),
+            quick_feedback=differs == "grading settings",  # the first machine's is off
+            protections=runner.protections(sys.executable),
+            run_parts=tuple(parts.items()),
+        )
+    with pytest.raises(GraderError, match=f"would grade with another {differs} than the machine that keeps"):
+        grade_remote(setup, StudentWork(student="ada", tasks=(), files={}, known={}))
+    same = replace(setup, course=str(here), quick_feedback=False)
+    assert grade_remote(same, StudentWork(student="ada", tasks=(), files={}, known={})) == ()

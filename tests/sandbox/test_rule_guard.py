@@ -1,114 +1,33 @@
-"""The rules enforced while the program runs (``grader/run/rule_guard.py``, ``rule_checks.py``).
+"""The rules enforced while the program runs (``grader/rules/rule_guard.py``, ``rule_checks.py``).
 
-``install`` changes builtins and the import system, so each program runs in an interpreter of its
-own: a small harness, written into the test's folder, sends both modules in as the fork server
-does (source text, ``rule_tree`` and ``rule_checks`` registered by those names), prepares the file, installs the guard
-with a ``violated`` that prints ``VIOLATION index file line`` and exits with 3, and runs the file as
-``__main__``. With no rules the harness runs the file as the grader does today: the baseline.
-
-Each hostile program is caught, and runs to its end without the guard (so the test fails without
-it). Each correct program gives the same output, errors and exit status with and without it.
-
-Set RULE_GUARD_PYTHONS to interpreters separated by ``os.pathsep`` to run every program under each
-(3.9 to 3.13): they need nothing installed.
+Each program runs in an interpreter of its own, under the harness of ``tests/rule_harness.py`` (the
+rules modules sent in as the fork server sends them). Each hostile program is caught, and runs to
+its end without the guard (so the test fails without it). Each correct program gives the same
+output, errors and exit status with and without it.
 """
 
 from __future__ import annotations
 
-import functools
 import json
-import os
 import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
+from rule_harness import RULE_MODULES, pythons, run, task_rules
 from support import PROJECT, solution
 
 from grader.course.loader import load_course
 
-GUARD = PROJECT / "grader" / "run"
-HARNESS = """
-import builtins, json, os, sys, types
 
-run = exec  # taken before install, which replaces builtins.exec: the program's frames are its own
-here, script, rules = sys.argv[1], os.path.abspath(sys.argv[2]), json.loads(sys.argv[3])
-for name in ("rule_tree", "rule_checks", "rule_guard"):
-    module = types.ModuleType(name)
-    with open(os.path.join(here, name + ".py"), encoding="utf-8") as handle:
-        run(compile(handle.read(), name + ".py", "exec"), module.__dict__)
-    sys.modules[name] = module
-
-
-def violated(index, filename, line):
-    sys.stdout.flush()
-    os.write(1, f"VIOLATION {index} {os.path.basename(filename)} {line}\\n".encode())
-    if os.environ.get("RULE_GUARD_RETURN") is None:
-        os._exit(3)
-
-
-folder = os.path.dirname(script)
-os.chdir(folder)
-sys.path.insert(0, folder)
-sys.argv = [script]
-with open(script, "rb") as handle:
-    code = sys.modules["rule_guard"].prepare(handle.read(), script, rules)
-sys.modules["rule_guard"].install(rules, violated, folder)
-main = types.ModuleType("__main__")
-main.__file__, main.__builtins__ = script, builtins
-sys.modules["__main__"] = main
-del name, module, handle, here, rules, folder
-run(code, main.__dict__)
-"""
-
-
-def _pythons():
-    listed = [path for path in os.environ.get("RULE_GUARD_PYTHONS", "").split(os.pathsep) if path]
-    return listed or [sys.executable]
-
-
-@pytest.fixture(params=_pythons(), ids=lambda path: Path(path).parent.parent.name or path)
+@pytest.fixture(params=pythons(), ids=lambda path: Path(path).parent.parent.name or path)
 def python(request):
     """An interpreter to run the programs with."""
     return request.param
 
 
-@functools.cache
-def task_rules(task_id):
-    """A task's rules as the child gets them: JSON-able dicts in the task's order."""
-    task = load_course(PROJECT)[task_id]
-    return [{"kind": r.kind, "target": r.target, "min_args": r.min_args} for r in task.rules]
-
-
 BIN_NUM, BITWISE_XOR, EXCLUSIVE_OR = "bin_num", "bitwise_xor", "exclusive_or"
 FORMAT_B = [{"kind": "format_spec", "target": "b", "min_args": 0}]
 IMPORT_OPERATOR = [{"kind": "import", "target": "operator", "min_args": 0}]
-
-
-def rules_of(rules):
-    return task_rules(rules) if isinstance(rules, str) else rules
-
-
-def run(python, folder, source, rules, stdin="", files=None, env=None):
-    """Run ``source`` as prog.py in ``folder`` (with ``files`` beside it) under ``rules``."""
-    folder.mkdir(exist_ok=True)
-    (folder / "harness.py").write_text(HARNESS, encoding="utf-8")
-    program = folder / "prog.py"
-    program.write_text(textwrap.dedent(source), encoding="utf-8")
-    for name, text in (files or {}).items():
-        (folder / name).write_text(textwrap.dedent(text), encoding="utf-8")
-    environment = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    environment.update(env or {})
-    return subprocess.run(
-        [python, "-X", "utf8", str(folder / "harness.py"), str(GUARD), str(program), json.dumps(rules_of(rules))],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=environment,
-        cwd=folder,
-    )
 
 
 def hostile(id, rules, source, violation, files=None):
@@ -545,8 +464,8 @@ def test_correct_program_runs_as_without_the_guard(python, tmp_path, rules, sour
 COMPARE_COMPILE = """
 import json, os, sys, types
 
-here, folder, rules = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-for name in ("rule_tree", "rule_checks", "rule_guard"):
+modules, folder, rules = json.loads(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
+for name, here in modules:
     module = types.ModuleType(name)
     with open(os.path.join(here, name + ".py"), encoding="utf-8") as handle:
         exec(compile(handle.read(), name + ".py", "exec"), module.__dict__)
@@ -595,7 +514,7 @@ NOT_PYTHON = [
 
 def compare_compile(python, tmp_path, sources, rules):
     result = subprocess.run(
-        [python, "-X", "utf8", "-c", COMPARE_COMPILE, str(GUARD), str(tmp_path), json.dumps(rules)],
+        [python, "-X", "utf8", "-c", COMPARE_COMPILE, json.dumps(RULE_MODULES), str(tmp_path), json.dumps(rules)],
         input=json.dumps(sources),
         capture_output=True,
         text=True,
@@ -665,13 +584,14 @@ def test_a_helper_given_as_bytecode_only_is_refused(python, tmp_path):
 
 
 def test_the_program_cannot_import_the_guard_by_name(python, tmp_path):
-    source = """\
-    for name in ("rule_guard", "rule_checks", "rule_tree"):
+    names = [name for name, _ in RULE_MODULES]
+    source = f"""\
+    for name in {names!r}:
         try:
             __import__(name)
             print(name, "found")
         except ImportError:
             print(name, "hidden")
     """
-    assert run(python, tmp_path / "run", source, []).stdout.count("found") == 3  # without rules: not installed
-    assert run(python, tmp_path / "run", source, BIN_NUM).stdout.count("hidden") == 3
+    assert run(python, tmp_path / "run", source, []).stdout.count("found") == len(names)  # no rules: not installed
+    assert run(python, tmp_path / "run", source, BIN_NUM).stdout.count("hidden") == len(names)

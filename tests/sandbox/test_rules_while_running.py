@@ -57,6 +57,42 @@ def test_a_rule_reached_around_the_syntax_check_earns_nothing(tmp_path, course, 
     assert "which this exercise does not allow" in result.cases[0].message
 
 
+# The process that runs the program reports a broken rule and ends it; a program that rewrites
+# what that process holds at module level (its report function, its exit status, its os) before
+# breaking a rule, and catches what follows, must still end there with the rule reported.
+QUIETED = """\
+import os as _os
+_child = sys.modules.get("child_program")
+if _child is not None:
+    class _Quiet:
+        def __getattr__(self, name):
+            return getattr(_os, name)
+
+        def _exit(self, status):
+            pass
+
+        def write(self, fd, data):
+            return len(data)
+
+    _child.report = _child.report_crash = _child._write = lambda *args: None
+    _child.RULE_BROKEN, _child.REPORT_FD, _child.os = 0, 99, _Quiet()
+try:
+    getattr(_os.sys.modules["builtins"], "bi" + "n")(1)
+except BaseException:
+    pass
+"""
+
+
+def test_a_program_cannot_quiet_the_report_of_a_broken_rule(tmp_path, course, either):
+    source = solution("bin_num").replace("import json\nimport sys\n", "import json\nimport sys\n" + QUIETED, 1)
+    assert QUIETED in source
+    path = tmp_path / "bin_num.py"
+    path.write_text(source, encoding="utf-8")
+    result = grade_file(course["bin_num"], path, either)
+    assert result.verdict is Verdict.RULE_VIOLATION, [c.message for c in result.cases[:2]]
+    assert result.score == 0
+
+
 @pytest.mark.parametrize("task_id", ["bin_num", "bitwise_xor", "exclusive_or"])
 def test_the_reference_solutions_break_no_rule_while_running(tmp_path, course, either, task_id):
     path = tmp_path / f"{task_id}.py"

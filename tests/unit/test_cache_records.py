@@ -9,7 +9,7 @@ import sqlite3
 import zlib
 from dataclasses import fields, replace
 
-from grader.classrun.result_cache import ResultCache
+from grader.classrun.result_cache import ResultCache, entry_key
 from grader.model import Case, CaseResult, Difference, Limits, Task, TaskResult, Verdict
 from grader.report.records import case_from_record, case_record, kept_case_record, task_record
 
@@ -51,10 +51,10 @@ RESULTS = [
 ]
 
 
-def stored_entry(path, key):
-    """The JSON line of the cache's entry under ``key``, as a dict."""
+def stored_entry(path, key, case):
+    """The JSON line of the cache's entry of ``case`` under ``key``, as a dict."""
     with sqlite3.connect(str(path)) as db:
-        (blob,) = db.execute("SELECT result FROM results WHERE key = ?", (key,)).fetchone()
+        (blob,) = db.execute("SELECT result FROM results WHERE key = ?", (entry_key(key, case.name),)).fetchone()
     entry = zlib.decompress(blob)
     return json.loads(entry[: entry.index(b"\n")])
 
@@ -71,19 +71,21 @@ def test_the_round_trip_covers_every_field_of_a_case_result():
 def test_every_result_comes_back_from_the_cache_as_it_was_given(tmp_path):
     keyed = [(f"key{number}", result) for number, result in enumerate(RESULTS)]
     with ResultCache(tmp_path / "cache.sqlite") as cache:
-        cache.store(keyed)
+        for key, result in keyed:
+            cache.store(key, [result])
     with ResultCache(tmp_path / "cache.sqlite") as cache:
         for key, result in keyed:
-            back = cache.known([(key, result.case)])[result.case.name]
+            back = cache.known(key, [result.case])[result.case.name]
             assert back == result
             assert (back.message, back.time_s, back.stderr) == (result.message, result.time_s, result.stderr)
 
 
 def test_the_stored_form_of_a_case_is_its_record_and_what_the_cache_adds(tmp_path):
     with ResultCache(tmp_path / "cache.sqlite") as cache:
-        cache.store([(f"key{number}", result) for number, result in enumerate(RESULTS)])
+        for number, result in enumerate(RESULTS):
+            cache.store(f"key{number}", [result])
     for number, result in enumerate(RESULTS):
-        stored = stored_entry(tmp_path / "cache.sqlite", f"key{number}")["record"]
+        stored = stored_entry(tmp_path / "cache.sqlite", f"key{number}", result.case)["record"]
         record = case_record(result, result.case.points)
         assert {name: stored[name] for name in record} == record
         whole = kept_case_record(result)
@@ -113,17 +115,17 @@ def test_an_entry_of_the_former_form_reads_as_nothing(tmp_path):
     header = {"verdict": "wrong_answer", "message": "m", "time_s": 0.1, "lengths": [0, 0, 0], "same": True}
     old = zlib.compress(json.dumps(header).encode("ascii") + b"\n", 1)
     with ResultCache(tmp_path / "cache.sqlite") as cache:
-        cache._db.execute("INSERT INTO results (key, result) VALUES (?, ?)", ("key", old))
+        cache._db.execute("INSERT INTO results (key, result) VALUES (?, ?)", (entry_key("key", result.case.name), old))
         cache._db.commit()
-        assert cache.known([("key", result.case)]) == {}
+        assert cache.known("key", [result.case]) == {}
 
 
 def test_an_entry_with_a_verdict_the_grader_does_not_know_is_run_again(tmp_path):
     with ResultCache(tmp_path / "cache.sqlite") as cache:
-        cache.store([("key", RESULTS[0])])
+        cache.store("key", [RESULTS[0]])
         entry = zlib.decompress(cache._db.execute("SELECT result FROM results").fetchone()[0])
         changed = entry.replace(b'"verdict": "wrong_answer"', b'"verdict": "made up"', 1)
         assert changed != entry
         cache._db.execute("UPDATE results SET result = ?", (zlib.compress(changed),))
         cache._db.commit()
-        assert cache.known([("key", SHOWN)]) == {}
+        assert cache.known("key", [SHOWN]) == {}

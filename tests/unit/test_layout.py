@@ -4,14 +4,17 @@ import circle, small files, few modules loose at the top."""
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 from typing import Dict, Set
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "grader"
 # From the bottom up; a package may import its own modules and those of any package below it.
 FLOORS = (
     ("model", "errors", "safe_text", "marks", "counting"),
-    ("submission", "run", "check"),
+    ("rules", "submission", "run", "check"),
     ("nim",),
     ("course",),
     ("grade",),
@@ -23,10 +26,14 @@ FLOORS = (
     ("pytest_plugin", "__main__"),
 )
 FLOOR = {name: number for number, names in enumerate(FLOORS) for name in names}
-# Run in the fork server, never imported by the grader: they import only the standard library.
+# Run in the program's own process (the fork server, a new interpreter's start), sent as source
+# text: they import only the standard library and each other. All of run/child/, and the part of
+# rules/ that checks a task's rules while the program runs (the rest of rules/ is the grader's).
 CHILD = PACKAGE / "run" / "child"
+RULES = PACKAGE / "rules"
+RULES_IN_THE_CHILD = {"rule_data", "rule_tree", "rule_checks", "rule_traps", "rule_imports", "rule_guard"}
 STANDALONE = {f"grader.run.child.{path.stem}" for path in CHILD.glob("*.py") if path.stem != "__init__"}
-STANDALONE |= {"grader.run.rule_guard", "grader.run.rule_tree", "grader.run.rule_checks"}
+STANDALONE |= {f"grader.rules.{name}" for name in RULES_IN_THE_CHILD}
 
 
 def _module(path: Path) -> str:
@@ -109,7 +116,8 @@ def test_the_fork_server_modules_import_nothing_of_the_grader():
 
 def test_what_runs_in_the_child_is_its_folder_and_one_list():
     """Every module under run/child/ is sent to the program's process (the list in execute.py, or
-    one of the two starts), and nothing outside the child's folders is: the folder is the boundary."""
+    one of the two starts), and so is the child's part of rules/; nothing else is: the folders are
+    the boundary."""
     from grader.run.execute import CHILD_MODULES, STARTS
 
     sent = {name for name, _ in CHILD_MODULES} | set(STARTS)
@@ -118,7 +126,34 @@ def test_what_runs_in_the_child_is_its_folder_and_one_list():
     assert not outside, f"listed but missing: {outside}"
     assert here - sent == set(), f"in run/child/ but never sent to the child: {here - sent}"
     assert {name for name, folder in CHILD_MODULES if folder == CHILD} <= here
+    assert {name for name, folder in CHILD_MODULES if folder == RULES} == RULES_IN_THE_CHILD
+    assert {folder for _, folder in CHILD_MODULES} == {CHILD, RULES}
     assert {module.rsplit(".", 1)[1] for module in STANDALONE} >= sent
+
+
+def test_what_runs_in_the_child_imports_only_the_standard_library():
+    """A module sent to the program's process finds there the standard library and the modules sent
+    before it (imported by bare name), nothing else: not the grader, not an installed package."""
+    stdlib = getattr(sys, "stdlib_module_names", None)
+    if stdlib is None:
+        pytest.skip("sys.stdlib_module_names is new in Python 3.10")
+    from grader.run.execute import CHILD_MODULES, STARTS
+
+    sent = [name for name, _ in CHILD_MODULES]
+    found = []
+    for name, folder in [*CHILD_MODULES, *((start, CHILD) for start in STARTS)]:
+        for node in ast.walk(ast.parse((folder / f"{name}.py").read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                imported = [node.module or ""]
+            else:
+                continue
+            for module in imported:
+                top = module.split(".")[0]
+                if top not in stdlib and top != "__future__" and top not in sent:
+                    found.append(f"{folder.name}/{name}.py imports {module}")
+    assert not found, "\n".join(found)
 
 
 def test_modules_are_small_and_few_are_loose_at_the_top():

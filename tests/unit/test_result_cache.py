@@ -1,8 +1,9 @@
-"""The results cache gives back exactly what it was given, and a case's key what decides it."""
+"""The results cache gives back exactly what it was given, a task's results all together or not at
+all (what decides a key: tests/unit/test_result_key.py)."""
 
 from dataclasses import replace
 
-from grader.classrun.result_cache import ResultCache, case_fingerprint, case_key
+from grader.classrun.result_cache import ResultCache
 from grader.model import Case, CaseResult, Difference, Limits, Verdict
 
 CASE = Case(name="a case", input="3 4 5\n", expected=("2\n",), checker="text", checker_options={}, limits=Limits())
@@ -32,26 +33,31 @@ RESULTS = [
 def test_every_result_comes_back_as_it_was_stored(tmp_path):
     keyed = [(f"key{number}", result) for number, result in enumerate(RESULTS)]
     with ResultCache(tmp_path / "cache.sqlite") as cache:
-        cache.store(keyed)
+        for key, result in keyed:
+            cache.store(key, [result])
     with ResultCache(tmp_path / "cache.sqlite") as cache:
         for key, result in keyed:
-            assert cache.known([(key, CASE)]) == {CASE.name: result}
+            assert cache.known(key, [CASE]) == {CASE.name: result}
 
 
 def test_a_damaged_entry_is_not_a_result(tmp_path):
     with ResultCache(tmp_path / "cache.sqlite") as cache:
-        cache.store([("key", RESULTS[1])])
+        cache.store("key", [RESULTS[1]])
         cache._db.execute("UPDATE results SET result = ?", (b"not a stored result",))
         cache._db.commit()
-        assert cache.known([("key", CASE)]) == {}
+        assert cache.known("key", [CASE]) == {}
 
 
-def test_a_case_key_changes_with_what_decides_the_case_and_not_with_its_line():
-    def key(case):
-        return case_key("run", "submission", case_fingerprint(case))
-
-    assert key(replace(CASE, line=40)) == key(CASE)
-    assert key(replace(CASE, expected=("3\n",))) != key(CASE)
-    assert key(replace(CASE, input="3 4 6\n")) != key(CASE)
-    assert key(replace(CASE, limits=Limits(time_s=1.0))) != key(CASE)
-    assert case_key("run", "another submission", case_fingerprint(CASE)) != key(CASE)
+def test_a_task_is_found_whole_or_not_at_all(tmp_path):
+    """A case's result depends on the task's other cases in the same grading (hints after earlier
+    cases, not_run after two time-outs, a rule broken in one case): never one case of a task alone."""
+    other = replace(CASE, name="another case")
+    with ResultCache(tmp_path / "cache.sqlite") as cache:
+        cache.store("key", [RESULTS[0], replace(RESULTS[1], case=other)])
+        assert set(cache.known("key", [CASE, other])) == {CASE.name, other.name}
+        added = replace(CASE, name="a case added since")
+        assert cache.known("key", [CASE, other, added]) == {}  # (a changed task has another key anyway)
+        assert cache.known("another key", [CASE, other]) == {}
+        cache._db.execute("DELETE FROM results WHERE rowid = (SELECT MIN(rowid) FROM results)")
+        cache._db.commit()
+        assert cache.known("key", [CASE, other]) == {}

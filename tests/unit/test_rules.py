@@ -12,7 +12,7 @@ import textwrap
 import pytest
 
 from grader.model import Rule
-from grader.submission.rules import find_violations, rule_message
+from grader.rules.static_check import find_violations, rule_message
 
 XOR = Rule("operator", "^", instead="use your exclusive_or function.")
 NOT_EQUAL = Rule("operator", "!=", instead="write the truth table with if statements.")

@@ -156,12 +156,29 @@ def prepared(script, folder, rules=()):
     if rules and not isinstance(code, BaseException):
         import rule_guard
 
-        def broken(index, file, line):
-            report({"rule": index, "file": _in_folder(file, folder), "line": line})
-            os._exit(RULE_BROKEN)
-
-        rule_guard.install(rules, broken, folder)
+        rule_guard.install(rules, _rule_broken(folder + "/"), folder)
     return code
+
+
+def _rule_broken(prefix, write=os.write, leave=os._exit, quote=json.encoder.encode_basestring_ascii, length=len):
+    """What the rule guard calls when rule ``index`` is broken at ``line`` of ``file``: the record,
+    then the end of the process. Everything it uses is bound here, when the guard is installed
+    (before the program runs): a program that replaces this module's globals, ``os`` or ``json``
+    changes nothing of it, and nothing it raises stops the exit."""
+
+    def broken(index, file, line):
+        try:
+            name = file[length(prefix) :] if file.startswith(prefix) else ""
+            record = b'{"rule": %d, "file": %s, "line": %d}\n' % (index, quote(name).encode("ascii"), line)
+            while record:
+                record = record[write(REPORT, record) :]
+        except BaseException:
+            pass  # the program closed or filled its channel: the grader says less, never nothing
+        finally:
+            leave(STATUS)
+
+    REPORT, STATUS = REPORT_FD, RULE_BROKEN
+    return broken
 
 
 def run(script, folder, rules=()):

@@ -1,41 +1,32 @@
 """The syntax tree of a student's code, rewritten so that ``rule_guard`` sees what the rules are about.
 
 Like ``rule_guard`` (which uses it), this runs in the program's own process, sent as source text,
-and imports only the standard library. ``instrumented(tree, rules, flags)`` rewrites a tree in
-place and returns it: each call ``f(a, *b, k=c, **d)`` becomes
+and imports only the standard library and ``rule_data``. ``instrumented(tree, rules, flags)``
+rewrites a tree in place and returns it: each call ``f(a, *b, k=c, **d)`` becomes
 ``G.callee(f, -1)(G.arg(a), *G.star(b), k=G.arg(c), **G.mapping(d))`` (-1: the number of
 arguments is known only once they are unpacked); decorators go through ``G.decorator``, classes
 through ``G.klass``, values stored under special names through ``G.value(value, name)``, and
 each operator, format spec and import statement the rules forbid through ``G.broken`` or
-``G.spec``, where it runs. ``G`` is the constant ``HOLE``, which ``rule_guard`` replaces with the
-guard itself in the compiled code. Every new node takes the place in the source of the one it
-wraps, so that tracebacks and line numbers stay those of the program.
+``G.spec``, where it runs. Every new node takes the place in the source of the one it wraps, so
+that tracebacks and line numbers stay those of the program.
+
+``G.callee`` is written ``HOLE[n]``: the constant ``HOLE`` (a tuple of one marker string) at the
+position of ``callee`` in ``CHECKS`` (positions count from 1: Python does not fold an index out of
+the marker's range, so the subscript stays in the code). ``rule_guard`` replaces that constant with
+a tuple of its checks, functions closed over its state: the compiled code holds them, its
+globals are unchanged, and neither an assignment nor a write to a field can replace them.
 """
 
 import __future__
 
 import ast
 
-HOLE = "\x00nim-grader rule guard\x00"  # stands for the guard in the tree; the compiled code holds the guard
+import rule_data  # sent into the program's process before this module
 
-# operator symbol → the ast node classes that spell it (as in grader.submission.rules.OPERATORS)
-_SYNTAX = {
-    "^": (ast.BitXor,),
-    "&": (ast.BitAnd,),
-    "|": (ast.BitOr,),
-    "~": (ast.Invert,),
-    "<<": (ast.LShift,),
-    ">>": (ast.RShift,),
-    "!=": (ast.NotEq,),
-    "==": (ast.Eq,),
-    "%": (ast.Mod,),
-    "+": (ast.Add, ast.UAdd),
-    "-": (ast.Sub, ast.USub),
-    "*": (ast.Mult,),
-    "/": (ast.Div,),
-    "//": (ast.FloorDiv,),
-    "**": (ast.Pow,),
-}
+HOLE = ("\x00nim-grader rule guard\x00",)  # stands for the guard's checks in the tree
+# The guard's checks, by their position in the tuple that takes HOLE's place (position 0 is unused).
+CHECKS = ("", "callee", "arg", "star", "mapping", "broken", "spec", "decorator", "klass", "value")
+_POSITION = {name: position for position, name in enumerate(CHECKS) if name}
 _MADE_HERE: "tuple[type, ...]" = (ast.Constant, ast.JoinedStr, ast.Lambda, ast.List, ast.Tuple, ast.Set, ast.Dict)
 _MADE_HERE += (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
@@ -72,7 +63,7 @@ class _Instrument:
         for index, rule in enumerate(rules):
             kind, target = rule["kind"], rule["target"]
             if kind == "operator":
-                for op in _SYNTAX.get(target, ()):
+                for op in rule_data.syntax(target):
                     self.operators.setdefault(op, index)
             elif kind == "format_spec":
                 self.letters.setdefault(target, index)
@@ -119,11 +110,9 @@ class _Instrument:
         rewrite = self.rewrites.get(kind)
         return node if rewrite is None else rewrite(node)
 
-    def _guard(self, method, node, *args, keywords=()):
+    def _guard(self, method, node, *args):
         """``GUARD.method(*args)``, at ``node``'s place in the source."""
-        call = ast.Call(_at(ast.Attribute(_at(ast.Constant(HOLE), node), method, ast.Load()), node), list(args), [])
-        call.keywords = list(keywords)
-        return _at(call, node)
+        return _at(ast.Call(_check(method, node), list(args), []), node)
 
     def _flag(self, index, node):
         return self._guard("broken", node, _at(ast.Constant(index), node), node)
@@ -151,9 +140,7 @@ class _Instrument:
         node.decorator_list = [self._guard("decorator", d, d) for d in node.decorator_list]
         if isinstance(node, ast.ClassDef):
             first = node.decorator_list[0] if node.decorator_list else node  # where the decorators start
-            node.decorator_list.insert(
-                0, _at(ast.Attribute(_at(ast.Constant(HOLE), first), "klass", ast.Load()), first)
-            )
+            node.decorator_list.insert(0, _check("klass", first))
         return node
 
     _class = _function
@@ -206,6 +193,11 @@ _NO_CODE = {"ctx", "op", "ops", "id", "attr", "arg", "name", "names", "module", 
 _NO_CODE |= {"conversion", "is_async", "asname"}
 
 
+def _check(name, node):
+    """``HOLE[position of name]``: the guard's check ``name``, at ``node``'s place in the source."""
+    return _at(ast.Subscript(_at(ast.Constant(HOLE), node), _at(ast.Constant(_POSITION[name]), node), ast.Load()), node)
+
+
 def _at(new, old):
     """``new`` at ``old``'s place in the source (line and column, start and end)."""
     for attribute in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
@@ -216,9 +208,4 @@ def _at(new, old):
 def _special_name(target):
     """The special name a store target stores under (``__call__`` of ``x.__call__``), or None."""
     name = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else None
-    return name if special(name) else None
-
-
-def special(name):
-    """Whether ``name`` is a special method's name (``__call__``): one the interpreter calls by itself."""
-    return isinstance(name, str) and len(name) > 4 and name[:2] == name[-2:] == "__"
+    return name if rule_data.is_special(name) else None

@@ -1,7 +1,11 @@
-"""Static rules: what a task forbids, found in the submission's syntax tree before it runs.
+"""The syntax check: what a task forbids, found in the submission's syntax tree before it runs.
 
 ``find_violations(tree, rules)`` returns one ``Violation`` per broken rule (its first use), with
-the line and a sentence that says what to do instead. Nothing here runs student code.
+the line and a sentence that says what to do instead. Nothing here runs student code. A name is
+the forbidden built-in (or module function) only where Python would resolve it so
+(``grader/rules/scopes.py``): a parameter, variable or function of the file's own named ``bin`` is
+not ``bin()``. What each rule forbids is ``rule_data``'s, shared with the check in the program's
+own process (``rule_guard``), which sees what the syntax cannot.
 """
 
 from __future__ import annotations
@@ -10,28 +14,13 @@ import ast
 import re
 import string
 from dataclasses import dataclass
-from typing import Dict, Iterable, Iterator, List, Optional, Tuple
+from typing import Iterable, Iterator, List, Optional
 
 from grader.model import Rule
+from grader.rules.rule_data import spec_type, syntax
+from grader.rules.scopes import Scopes
 
-# operator symbol → the ast node classes that spell it
-OPERATORS: Dict[str, Tuple[type, ...]] = {
-    "^": (ast.BitXor,),
-    "&": (ast.BitAnd,),
-    "|": (ast.BitOr,),
-    "~": (ast.Invert,),
-    "<<": (ast.LShift,),
-    ">>": (ast.RShift,),
-    "!=": (ast.NotEq,),
-    "==": (ast.Eq,),
-    "%": (ast.Mod,),
-    "+": (ast.Add, ast.UAdd),
-    "-": (ast.Sub, ast.USub),
-    "*": (ast.Mult,),
-    "/": (ast.Div,),
-    "//": (ast.FloorDiv,),
-    "**": (ast.Pow,),
-}
+__all__ = ["Violation", "find_violations", "rule_message"]
 
 # a printf-style conversion such as %08b (only its type letter matters)
 _PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[#0\- +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?([a-zA-Z%])")
@@ -48,10 +37,10 @@ class Violation:
 
 def find_violations(tree: ast.AST, rules: Iterable[Rule]) -> List[Violation]:
     """The first place each rule is broken in ``tree``, in source order."""
-    aliases = _import_aliases(tree)
+    scopes = Scopes(tree)
     found = []
     for rule in rules:
-        node = next(_matches(tree, rule, aliases), None)
+        node = next(_matches(tree, rule, scopes), None)
         if node is not None:
             found.append(_violation(node, rule))
     return sorted(found, key=lambda v: (v.line, v.column))
@@ -69,7 +58,7 @@ def rule_message(rule: Rule, line: int, file: str = "", unpacked: bool = False) 
     """The sentence for a student whose program breaks ``rule`` at ``line`` (of ``file``, when that
     is another of their files than the one handed in; line 0: the place is not known;
     ``unpacked``: a ``min_args`` call whose arguments come from ``*`` or ``**``). Used for what the
-    syntax tree shows and for what the program did while it ran (``grader/run/rule_guard.py``)."""
+    syntax tree shows and for what the program did while it ran (``grader/rules/rule_guard.py``)."""
     if unpacked:
         does = (
             f"calls {rule.target}() with arguments unpacked by * or ** (they cannot be counted, and "
@@ -89,45 +78,36 @@ def rule_message(rule: Rule, line: int, file: str = "", unpacked: bool = False) 
     return f"{where} {does}, which this exercise does not allow.{instead}"
 
 
-def _import_aliases(tree: ast.AST) -> Dict[str, str]:
-    """Local name → the dotted name it stands for (``op`` → ``operator``, ``xor`` → ``operator.xor``)."""
-    aliases = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    aliases[alias.asname] = alias.name
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            for alias in node.names:
-                aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-    return aliases
-
-
-def _dotted(node: ast.AST, aliases: Dict[str, str]) -> Optional[str]:
-    """``op.xor`` → ``operator.xor`` (through the aliases), or None for anything not a dotted name."""
+def _dotted(node: ast.AST, scopes: Scopes) -> Optional[str]:
+    """``op.xor`` → ``operator.xor`` (where ``op`` is ``import operator as op``), ``bin`` → ``bin``
+    where it is the built-in; None for a name of the file's own, or anything not a dotted name."""
     parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
         node = node.value
     if not isinstance(node, ast.Name):
         return None
-    parts.append(aliases.get(node.id, node.id))
+    meaning = scopes.meaning(node)
+    if meaning is None:
+        return None
+    kind, name = meaning
+    parts.append("builtins" if (kind, name) == ("builtin", "__builtins__") else name)
     dotted = ".".join(reversed(parts))
     return dotted[len("builtins.") :] if dotted.startswith("builtins.") else dotted
 
 
-def _matches(tree: ast.AST, rule: Rule, aliases: Dict[str, str]) -> Iterator[ast.AST]:
+def _matches(tree: ast.AST, rule: Rule, scopes: Scopes) -> Iterator[ast.AST]:
     finder = {
         "operator": _operator_uses,
         "name": _name_uses,
         "import": _import_uses,
         "format_spec": _format_spec_uses,
     }[rule.kind]
-    return finder(tree, rule, aliases)
+    return finder(tree, rule, scopes)
 
 
-def _operator_uses(tree, rule, aliases):
-    kinds = OPERATORS[rule.target]
+def _operator_uses(tree, rule, scopes):
+    kinds = syntax(rule.target)
     for node in ast.walk(tree):
         if isinstance(node, (ast.BinOp, ast.AugAssign, ast.UnaryOp)) and isinstance(node.op, kinds):
             yield node
@@ -135,7 +115,7 @@ def _operator_uses(tree, rule, aliases):
             yield node
 
 
-def _name_uses(tree, rule, aliases):
+def _name_uses(tree, rule, scopes):
     # callable → its call; a call's arguments, counted (keywords too), or None when * or ** unpacks some
     calls, counts = {}, {}
     for node in ast.walk(tree):
@@ -149,7 +129,7 @@ def _name_uses(tree, rule, aliases):
             if any(alias.name in (name, "*") for alias in node.names):
                 yield node
         if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
-            if _dotted(node, aliases) != rule.target:
+            if _dotted(node, scopes) != rule.target:
                 continue
             if rule.min_args and id(node) in counts and counts[id(node)] is None:
                 yield calls[id(node)]  # int(*args): as many arguments as the list holds
@@ -159,7 +139,7 @@ def _name_uses(tree, rule, aliases):
             yield node
 
 
-def _import_uses(tree, rule, aliases):
+def _import_uses(tree, rule, scopes):
     target = rule.target
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -169,7 +149,7 @@ def _import_uses(tree, rule, aliases):
             if node.module == target or node.module.startswith(target + "."):
                 yield node
         elif isinstance(node, ast.Call) and node.args and _constant_text(node.args[0]) == target:
-            if _dotted(node.func, aliases) in ("__import__", "importlib.import_module"):
+            if _dotted(node.func, scopes) in ("__import__", "importlib.import_module"):
                 yield node
 
 
@@ -177,29 +157,24 @@ def _constant_text(node: ast.AST) -> Optional[str]:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def _spec_type(spec: str) -> str:
-    """The presentation type of a format spec: ``08b`` → ``b``."""
-    return spec[-1] if spec and spec[-1].isalpha() else ""
-
-
-def _format_spec_uses(tree, rule, aliases):
+def _format_spec_uses(tree, rule, scopes):
     wanted = rule.target
     for node in ast.walk(tree):
         if isinstance(node, ast.FormattedValue) and node.format_spec is not None:
             spec = "".join(_constant_text(part) or "" for part in ast.walk(node.format_spec))
-            if _spec_type(spec) == wanted:
+            if spec_type(spec) == wanted:
                 yield node
         elif isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr == "format":
                 # "{:b}".format(n), or str.format("{:b}", n)
                 text = _constant_text(func.value)
-                if text is None and _dotted(func, aliases) == "str.format" and node.args:
+                if text is None and _dotted(func, scopes) == "str.format" and node.args:
                     text = _constant_text(node.args[0])
                 if text is not None and wanted in _brace_spec_types(text):
                     yield node
-            elif _dotted(func, aliases) == "format" and len(node.args) > 1:
-                if _spec_type(_constant_text(node.args[1]) or "") == wanted:
+            elif _dotted(func, scopes) == "format" and len(node.args) > 1:
+                if spec_type(_constant_text(node.args[1]) or "") == wanted:
                     yield node
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
             text = _constant_text(node.left)
@@ -209,6 +184,6 @@ def _format_spec_uses(tree, rule, aliases):
 
 def _brace_spec_types(text: str) -> List[str]:
     try:
-        return [_spec_type(spec or "") for _, _, spec, _ in string.Formatter().parse(text)]
+        return [spec_type(spec or "") for _, _, spec, _ in string.Formatter().parse(text)]
     except ValueError:
         return []
