@@ -7,8 +7,9 @@ look again, and whether the run is out of time.
 The time limit is processor time (user and system) of every process of the run together, read from
 its cgroup (v2 ``cpu.stat``, v1 ``cpuacct.usage``), so a program gets the same verdict on a loaded
 machine as on a quiet one: waiting for a processor is not spent time. Without a cgroup it is the
-program's own process's time (``/proc/PID/stat``; its children count once they end); where neither
-can be read (no ``/proc``), the clock. The wall clock is only a backstop, for a program that sleeps
+time of the tree of processes below the one the runner started (``/proc/PID/stat`` of each: a
+process that leaves the tree is bounded by its own ``RLIMIT_CPU`` only); where neither can be read
+(no ``/proc``), the clock. The wall clock is only a backstop, for a program that sleeps
 or waits on something that never comes (``WALL_FACTOR``, ``WALL_EXTRA_S``): one that is stopped
 there has ``waited`` (it used less processor time than its limit).
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Callable, Optional
+from typing import Callable, List, Optional
 
 from grader.model import Limits
 
@@ -46,15 +47,49 @@ def _process_seconds(pid: int) -> Optional[float]:
         return None
 
 
+def _children(pid: int) -> List[int]:
+    """The live children of every thread of ``pid`` (none when it is gone)."""
+    found: List[int] = []
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for thread in threads:
+        try:
+            with open(f"/proc/{pid}/task/{thread}/children", "rb") as handle:
+                found.extend(int(child) for child in handle.read().split())
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def tree_seconds(pid: int) -> Optional[float]:
+    """Processor seconds of ``pid`` and every process below it, live or ended (a live child's
+    time is its own until its parent reaps it, then its parent's): None when ``pid`` is gone."""
+    total = _process_seconds(pid)
+    if total is None:
+        return None
+    todo, seen = _children(pid), {pid}
+    while todo:
+        child = todo.pop()
+        if child in seen:
+            continue
+        seen.add(child)
+        total += _process_seconds(child) or 0.0
+        todo.extend(_children(child))
+    return total
+
+
 def processor_reader(process) -> Optional[Callable[[], Optional[float]]]:
-    """What reads a run's processor seconds: its cgroup's, else its program's process's; None
-    where neither can be read here."""
+    """What reads a run's processor seconds: its cgroup's, else those of the tree of processes
+    below the one the runner started (a sandbox's own processes, the program and what it started
+    and has not left); None where neither can be read here."""
     cgroup = getattr(process, "cgroup", None)
     if cgroup is not None and cgroup.cpu_seconds() is not None:
         return cgroup.cpu_seconds
-    pid = getattr(process, "program_pid", getattr(process, "pid", None))
-    if pid is not None and _process_seconds(pid) is not None:
-        return lambda: _process_seconds(pid)
+    pid = getattr(process, "pid", None)
+    if pid and tree_seconds(pid) is not None:
+        return lambda: tree_seconds(pid)
     return None
 
 
