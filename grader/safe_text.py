@@ -87,6 +87,23 @@ def for_spreadsheet(value):
     return f"'{text}" if text.startswith(_FORMULA_START) else text
 
 
+# What no database may keep as it is: PostgreSQL refuses NUL in text and JSON, and a lone
+# surrogate in JSON; SQLite keeps both. One rule for both, so a row says the same on each.
+_NOT_KEPT = re.compile("[\x00\ud800-\udfff]")
+
+
+def for_database(value):
+    """``value`` (text, or lists and mappings of it, as a row's JSON) with every NUL and lone
+    surrogate as its marker; everything else exactly as it was."""
+    if isinstance(value, str):
+        return _NOT_KEPT.sub(_marker, value)
+    if isinstance(value, dict):
+        return {key: for_database(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [for_database(item) for item in value]
+    return value
+
+
 def plural(count: int, word: str, words: str = "") -> str:
     """``count`` and its noun, in the singular for exactly one: ``plural(1, "task")`` is "1 task",
     ``plural(2, "task")`` "2 tasks"; ``words`` is the plural when it is not ``word`` + "s"."""

@@ -120,7 +120,12 @@ class AnsweredTasks:
         ``_lock``)."""
         if self._source is not tasks:
             if self.context.course is not None:
-                self.context = replace(self.context, checkers=course_checkers(self.context.course))
+                try:
+                    self.context = replace(self.context, checkers=course_checkers(self.context.course))
+                # checkers.py is the course's code: broken since the course last loaded (sys.exit()
+                # in it too), the checkers of the last good load stay, as its tasks do
+                except (Exception, SystemExit, KeyboardInterrupt):
+                    log.exception("the course's checkers.py failed to load: the last good checkers stay")
             self._source, self._done, self._signatures, self._making = tasks, {}, {}, {}
 
     def grading_context(self) -> GradingContext:

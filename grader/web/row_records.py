@@ -14,6 +14,7 @@ from typing import Any, Dict
 from grader.model import Task, TaskResult
 from grader.report import pages as report
 from grader.report.records import result_from_record, task_record
+from grader.safe_text import for_database
 from grader.submission.problems import missing_file
 from grader.web.models import DONE
 
@@ -35,19 +36,22 @@ def row_fields(result: TaskResult, page: str, fingerprint: str) -> dict:
             "matched": found.matched,
             "failing": found.failing,
         }
-    return {
-        "status": DONE,
-        "report": page,
-        "cases": fingerprint,
-        "error": "",
-        "verdict": record["verdict"],
-        "score": result.score,
-        "max_score": result.max_score,
-        "results": record["cases"],
-        "notes": record["notes"],
-        "mistake": mistake,
-        "record": record,
-    }
+    # a program's NUL or lone surrogate is a marker in the row on every database (PostgreSQL keeps neither)
+    return for_database(
+        {
+            "status": DONE,
+            "report": page,
+            "cases": fingerprint,
+            "error": "",
+            "verdict": record["verdict"],
+            "score": result.score,
+            "max_score": result.max_score,
+            "results": record["cases"],
+            "notes": record["notes"],
+            "mistake": mistake,
+            "record": record,
+        }
+    )
 
 
 def row_record(row) -> Dict[str, Any]:

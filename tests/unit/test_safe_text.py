@@ -72,3 +72,20 @@ def test_a_spreadsheet_never_reads_a_cell_as_a_formula():
     assert for_spreadsheet("\tHYPERLINK(1)") == "\\tHYPERLINK(1)"  # (a cell may start with neither)
     assert for_spreadsheet("\r=1") == "\\r=1"
     assert for_spreadsheet(3) == 3 and for_spreadsheet("3") == "3"
+
+
+def test_a_row_keeps_every_nul_and_lone_surrogate_as_its_marker_on_every_database():
+    """PostgreSQL keeps no NUL in text or JSON and no lone surrogate in JSON: a row holds their
+    markers on every database, and everything else exactly."""
+    from grader.safe_text import for_database
+
+    row = {"results": [{"message": "a\x00b\ud800c\x1b\u202e"}], "score": 3, "notes": ("x\udfff",)}
+    assert for_database(row) == {
+        "results": [{"message": "a\\x00b\\ud800c\x1b\u202e"}],
+        "score": 3,
+        "notes": ["x\\udfff"],
+    }
+    every = "".join(chr(code) for code in range(0x110000))
+    kept = for_database(every)
+    assert "\x00" not in kept and not any(0xD800 <= ord(char) <= 0xDFFF for char in kept)
+    assert kept.replace("\\x00", "\x00", 1).startswith("\x00\x01")

@@ -93,6 +93,21 @@ def own_folders(folder, owner):
     return place
 
 
+def _unescaped(field):
+    """A path of the mount table, its octal escapes (``\\040`` is a space) undone. By hand: a codec
+    looked up here (``unicode_escape``) would be imported from a file system that is being changed,
+    which Python 3.13 fails with a SystemError."""
+    parts = field.split("\\")
+    text = parts[0]
+    for part in parts[1:]:
+        digits = part[:3]
+        if len(digits) == 3 and all(c in "01234567" for c in digits):
+            text += chr(int(digits, 8)) + part[3:]
+        else:
+            text += "\\" + part
+    return text
+
+
 def _mounts_below(folder, runs):
     """(path, descriptor) of each mount strictly below ``folder`` but the runs' folder ``runs`` and
     what is under it: in a view, the parts of an interpreter that lives in /tmp (a virtual
@@ -107,7 +122,7 @@ def _mounts_below(folder, runs):
         fields = line.split(" ")
         if len(fields) < 5:
             continue
-        path = fields[4].encode().decode("unicode_escape")  # (octal escapes: \040 is a space)
+        path = _unescaped(fields[4])
         inside = path.startswith(folder.rstrip("/") + "/")
         if not inside or path == runs or path.startswith(runs + "/") or runs.startswith(path + "/"):
             continue
