@@ -78,8 +78,10 @@ def own_folders(folder, owner):
         for private in PRIVATE_FOLDERS:
             if os.path.isdir(private):
                 kept = _mounts_below(private, runs)  # the interpreter's, in a view that has it there
+                links = _links_below(private) if place != folder else []  # (only a view's folders are walked)
                 _mount("tmpfs", private, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=1777," + FILES)
                 _put_back(kept)
+                _links_again(links)
         if not gone and not any(runs.startswith(private + "/") for private in PRIVATE_FOLDERS):
             _mount("tmpfs", runs, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0711,size=64k,nr_inodes=64")
         os.makedirs(place, mode=0o711, exist_ok=True)
@@ -131,6 +133,32 @@ def _mounts_below(folder, runs):
         except OSError:
             pass
     return found
+
+
+def _links_below(folder, most=512):
+    """(target, path) of each link below ``folder`` in a view: the links that lead to an
+    interpreter kept there (a virtual environment's ``bin/python``), made again over the run's own
+    folder. At most ``most`` entries are looked at (a view's folder holds only what it was given)."""
+    found, seen = [], 0
+    for root, folders, files in os.walk(folder):
+        for name in folders + files:
+            seen += 1
+            path = os.path.join(root, name)
+            if os.path.islink(path):
+                found.append((os.readlink(path), path))
+        if seen > most:
+            break
+    return found
+
+
+def _links_again(links):
+    """Make each (target, path) link again (its folders first)."""
+    for target, path in links:
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            os.symlink(target, path)
+        except OSError:
+            pass
 
 
 def _put_back(kept):

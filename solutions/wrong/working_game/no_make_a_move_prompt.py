@@ -1,6 +1,6 @@
 # Mistake: asks for a move with its own words on a line of its own and a bare input(): no "make a move" prompt
 # verdict: time_limit_exceeded
-# says: waiting for input; make a move
+# says: waited for input; make a move
 # quick: true
 """Exercise 9 of the Nim lab: The working game
 
