@@ -152,7 +152,9 @@ def pooled_users_while(action: Callable[[], object]) -> Tuple[object, List[Dict[
                     with open(f"/proc/{name}/status", encoding="ascii", errors="replace") as handle:
                         uid = next(int(line.split()[1]) for line in handle if line.startswith("Uid:"))
                     if FIRST_UID <= uid < FIRST_UID + POOL_SIZE:
-                        look.setdefault(uid, set()).add(os.readlink(f"/proc/{name}/ns/pid"))
+                        # read before recording: a process that ends between the two reads is not seen
+                        space = os.readlink(f"/proc/{name}/ns/pid")
+                        look.setdefault(uid, set()).add(space)
                 except (OSError, ValueError, StopIteration):
                     continue
             looks.append(look)
