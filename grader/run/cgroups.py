@@ -144,16 +144,20 @@ class RunGroup:
         return False
 
     def end(self) -> bool:
-        """Kill what is left in the run's cgroups and remove them; True when they are gone."""
+        """Kill what is left in the run's cgroups and try once to remove them; True when they are
+        gone. (A run's init reports the program's end before its namespaces are torn down: its
+        cgroup empties a moment later, and is removed then, without the grader waiting.)"""
         self.close_fds()
         gone = True
         for folder in self.folders:
-            gone = _remove(folder) and gone
+            gone = _remove(folder, tries=1) and gone
         return gone
 
 
-def _remove(folder: str) -> bool:
-    for attempt in range(_RMDIR_TRIES):
+def _remove(folder: str, tries: int = _RMDIR_TRIES) -> bool:
+    """Kill the processes in cgroup ``folder`` and remove it, trying ``tries`` times (waiting a
+    little more each time); True when it is gone."""
+    for attempt in range(tries):
         if attempt == 0 and os.path.exists(os.path.join(folder, "cgroup.kill")):
             try:
                 _write(os.path.join(folder, "cgroup.kill"), "1")
@@ -170,7 +174,8 @@ def _remove(folder: str) -> bool:
         except FileNotFoundError:
             return True
         except OSError:
-            time.sleep(0.002 * (attempt + 1))  # processes killed a moment ago are still leaving it
+            if attempt + 1 < tries:
+                time.sleep(0.002 * (attempt + 1))  # processes killed a moment ago are still leaving it
     return False
 
 
@@ -270,17 +275,18 @@ class RunCgroups:
             with self._lock:
                 self._left.extend(f for f in group.folders if os.path.exists(f))
 
-    def _retry_left(self) -> None:
+    def _retry_left(self, tries: int = 1) -> None:
+        """Try again to remove the run cgroups that were not empty yet (``tries`` times each)."""
         with self._lock:
             left, self._left = self._left, []
         for folder in left:
-            if not _remove(folder):
+            if not _remove(folder, tries):
                 with self._lock:
                     self._left.append(folder)
 
     def close(self) -> None:
         """Remove every cgroup of this runner (their processes killed)."""
-        self._retry_left()
+        self._retry_left(_RMDIR_TRIES)
         for base in self.bases:
             try:
                 children = [e.path for e in os.scandir(base) if e.is_dir(follow_symlinks=False)]
