@@ -45,7 +45,9 @@ CHILD_FOLDER = Path(__file__).parent / "child"
 RULES_FOLDER = Path(__file__).parent.parent / "rules"
 CHILD_MODULES = (
     ("run_mounts", CHILD_FOLDER),
+    ("server_view", CHILD_FOLDER),
     ("zygote_isolation", CHILD_FOLDER),
+    ("started_runs", CHILD_FOLDER),
     ("seeded_randomness", CHILD_FOLDER),
     ("syscall_filter", CHILD_FOLDER),
     ("rule_data", RULES_FOLDER),

@@ -6,7 +6,7 @@ course, a class folder, the portal's data). Out: a ``View``: what is bound read-
 the runs' folder (the only place bound writable), and the folders covered by an empty one (private
 folders inside a bound one, the standard library's own tests and installed packages). Bubblewrap
 builds it from ``bwrap_command``; without bubblewrap the fork server builds the same view itself
-(``run_mounts.enter_view``).
+(``server_view.enter_view``).
 
 What a program needs, found rather than listed: the interpreter's executable (and the links that
 lead to it), its standard library (the folder of ``os`` and that of its extension modules, but its
@@ -14,7 +14,7 @@ lead to it), its standard library (the folder of ``os`` and that of its extensio
 alone), a virtual environment's ``pyvenv.cfg``, and every shared library the executable and the
 standard library's extension modules load, as the dynamic loader finds them (``ldd``), each a file
 of its own with the links that name it; a few files of /etc. The view is that small so that the
-fork server can keep every file of it in memory (``run_mounts.keep_resident``): no run can then
+fork server can keep every file of it in memory (``server_view.keep_resident``): no run can then
 change or see which pages of which files are cached, so no run reads what an earlier one did there
 (docs/security.md). Where ``ldd`` cannot tell (another C library, no ``ldd``), the system's library folders are bound
 whole instead.

@@ -76,14 +76,13 @@ class ForkChild:
     def program_pid(self) -> int:
         """The pid of the process running the program's code (where it waits for input).
 
-        With a process namespace of its own, the server's child waits for the namespace's init,
-        whose first child is the program: found through /proc once both exist (0 until then).
+        With a process namespace of its own, the server's child is the namespace's init, whose
+        first child is the program: found through /proc once it exists (0 until then).
         """
         if not self._below_an_init:
             return self.pid
         if not self._program_pid and self.pid > 0:
-            init = first_child(self.pid)
-            self._program_pid = first_child(init) if init else 0
+            self._program_pid = first_child(self.pid)
         return self._program_pid
 
     def _ended(self, status: Optional[int], error: str = "") -> None:

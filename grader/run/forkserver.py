@@ -18,6 +18,7 @@ import itertools
 import json
 import os
 import socket
+import struct
 import subprocess
 import threading
 import time
@@ -73,6 +74,22 @@ class ServerGone(Exception):
     """The fork server stopped; the run is retried on a new one."""
 
 
+_CREDENTIALS_SIZE = struct.calcsize("iII")
+
+
+def _pid_of(message: dict, ancillary) -> int:
+    """The pid of a started run as this process numbers it: the sender credentials the server
+    attached (the kernel translates them into our process namespace), else the number it sent.
+    0 when neither is a number (nothing is then signalled by pid)."""
+    pid = message.get("pid")
+    if message.get("as_credentials"):
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == getattr(socket, "SCM_CREDENTIALS", None):
+                if len(payload) >= _CREDENTIALS_SIZE:
+                    pid = struct.unpack("iII", payload[:_CREDENTIALS_SIZE])[0]
+    return pid if isinstance(pid, int) and pid > 0 else 0
+
+
 class ServerCannotStart(Exception):
     """The fork server did not say it was ready; ``str()`` says what was seen."""
 
@@ -83,6 +100,8 @@ class _Server:
     def __init__(self, python: str, prefix, work_root: str, view: str = "") -> None:
         # SOCK_SEQPACKET keeps each message (and the descriptors sent with it) apart.
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        if hasattr(socket, "SO_PASSCRED"):  # a run's pid comes as credentials, in our numbering (``_pid_of``)
+            ours.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
         # Not -I (it ignores PYTHONHASHSEED): the environment is ours alone, -s leaves out the user's
         # site folder, and the server drops the current folder from sys.path itself. The socket is
         # its standard input, and what differs from grader to grader (the work root, the view) comes
@@ -128,7 +147,7 @@ class _Server:
     def _read(self) -> None:
         try:
             while True:
-                data = self.sock.recv(1 << 16)
+                data, ancillary, _, _ = self.sock.recvmsg(1 << 16, socket.CMSG_SPACE(_CREDENTIALS_SIZE))
                 if not data:
                     raise ServerGone
                 message = json.loads(data)
@@ -140,7 +159,7 @@ class _Server:
                 if child is None:
                     continue
                 if "pid" in message:
-                    child._started(message["pid"])
+                    child._started(_pid_of(message, ancillary))
                 elif "status" in message:
                     self.children.pop(message["id"], None)
                     child._ended(message["status"])

@@ -343,3 +343,30 @@ def test_a_memory_limit_means_the_same_in_both_runners(tmp_path, make):
             return
     assert (fits.exit_code, fits.stdout) == (0, b"4194304\n"), fits.stderr
     assert fits.exit_code == 0 and too_much.exit_code != 0 and b"MemoryError" in too_much.stderr
+
+
+_DESCRIPTORS = """import os
+held = {}
+for name in os.listdir("/proc/self/fd"):
+    try:
+        held[int(name)] = os.readlink("/proc/self/fd/" + name)
+    except OSError:
+        pass  # (the listing's own descriptor, closed by now)
+print(sorted(held))
+"""
+
+
+@needs_linux
+def test_a_program_holds_no_descriptor_but_its_streams_and_channel(tmp_path):
+    """Every run, the first on a quiet server and several at once (forked as they come), holds its
+    three streams and its report channel only: no socket to the fork server, no lock of a user id
+    (which it could let go of while it runs), no other run's pipe."""
+    from grader.run.child.child_program import REPORT_FD
+
+    with ForkServerRunner() as runner:
+        lister = program(tmp_path, "fds.py", _DESCRIPTORS)
+        runs = [runner.run(lister, b"", QUICK)]
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            runs += list(pool.map(lambda _: runner.run(lister, b"", QUICK), range(8)))
+    seen = {run.stdout.decode().strip() for run in runs}
+    assert seen == {str(sorted({0, 1, 2, REPORT_FD}))}, [run.stdout + run.stderr for run in runs]

@@ -140,16 +140,27 @@ class _Program(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def install():
-    """Install the filter in this process (and all it will start); OSError when the kernel refuses,
-    LookupError on a machine whose table is not known here."""
+def prepared():
+    """The filter ready to install, made once (in the fork server, so that each run only installs
+    it): (the kernel's program structure, the buffer it points into), or None where the machine's
+    system call table is not known here."""
     code = program()
     if code is None:
+        return None
+    buffer = ctypes.create_string_buffer(code, len(code))
+    return _Program(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p)), buffer
+
+
+def install(ready=None):
+    """Install the filter (``ready``: ``prepared()``'s, made now if not given) in this process and
+    all it will start; OSError when the kernel refuses, LookupError on a machine whose table is not
+    known here."""
+    ready = ready or prepared()
+    if ready is None:
         raise LookupError(f"no system call table for {platform.machine()}")
     libc = ctypes.CDLL(None, use_errno=True)
-    buffer = ctypes.create_string_buffer(code, len(code))
-    fprog = _Program(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    steps = ((_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), (_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0))
+    fprog = ctypes.addressof(ready[0])
+    steps = ((_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), (_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, fprog, 0, 0))
     for args in steps:
         if libc.prctl(*(ctypes.c_ulong(a) for a in args)) != 0:
             number = ctypes.get_errno()

@@ -2,11 +2,11 @@
 
 This file runs on its own in the interpreter that grades submissions (``python -I -X utf8 -c``
 with this source), never imported by the grader, so it imports nothing from ``grader``. It has
-already imported the modules submissions commonly use; for each request it forks one child that
-becomes the student's program: a new session, the limits, namespaces of its own (IPC, mounts;
-processes where it has no user id of its own: the program then runs two forks further down, see
-``zygote_isolation.isolate``) and a user id of its own where it can, the standard streams the
-grader sent, its randomness from the run's seed, and the file run as ``__main__``.
+already imported the modules submissions commonly use; for each request it forks one child: with
+isolation, the first process of a process namespace of its own (the run's init), which makes the
+run's other namespaces and forks the program below it (``zygote_isolation.isolate``); without, the
+program itself. The program gets a new session, the limits, a user id of its own where it can, the
+standard streams the grader sent, its randomness from the run's seed, and the file run as ``__main__``.
 
 It never sees test cases, and never reads a student's file: a request names a folder and a file,
 never an input or an answer, and each child reads and compiles its own program. Children are forks
@@ -25,7 +25,7 @@ it starts can read (/proc/self/cmdline):
                    /proc shows its own processes only, whether the system call filter is installed
                    in each, whether it made the view of the file system it was given, where
                    each isolated run's folder is, as the program sees it ("": at its own path),
-                   and whether it read every file of its view into memory (``keep_resident``)
+                   and whether it read every file of its view into memory (``server_view.keep_resident``)
   grader → server  {"op": "run", "id": N, "folder": ..., "script": ..., "limits": [[name, value]...],
                     "unbuffered": bool, "uid": int or null, "isolate": mode or null, "seed": str,
                     "rules": [...]}
@@ -33,8 +33,12 @@ it starts can read (/proc/self/cmdline):
                    channel, then the cgroup.procs files of the run's cgroups (if any), then with
                    "uid_lock" the lock of its user id (``uid_pool``): held here until what runs as
                    that id has ended
-  server → grader  {"id": N, "pid": P}           the child started
-                   {"id": N, "status": S}        it ended (a raw wait status)
+  server → grader  {"id": N, "pid": P, "as_credentials": true}
+                                                 the child started; with "as_credentials", its pid
+                                                 as the grader numbers it is the message's sender
+                                                 credentials (``started_runs.send_started``)
+                   {"id": N, "status": S}        the program ended (its raw wait status: said by the
+                                                 run's init, or the child's own when it was reaped)
                    {"id": N, "error": "..."}     it could not be started
   grader → server  {"op": "kill", "id": N}       kill its process group now
 """
@@ -66,6 +70,8 @@ import time  # noqa: F401
 import child_program
 import run_mounts
 import seeded_randomness
+import server_view
+import started_runs
 import syscall_filter
 import zygote_isolation as isolation
 
@@ -119,10 +125,6 @@ def _become_subreaper():
         pass
 
 
-def _send(sock, message):
-    sock.send(json.dumps(message).encode())
-
-
 def _receive(sock):
     """One message (one packet: the socket keeps message boundaries) and its file descriptors.
 
@@ -159,11 +161,14 @@ def _streams(unbuffered):
 STREAMS = {False: _streams(False), True: _streams(True)}
 
 
-def _child(request, fds, keep_closed):
-    """In the forked child: become the student's program. Never returns.
+def _child(request, fds, status, mode, held):
+    """In the forked child (the run's init, when runs are isolated): become the student's program, or
+    start it and wait for it (``isolation.isolate``). Never returns.
 
     ``fds``: its standard input, output and error, its report channel (``child_program``), then the
-    ``cgroup.procs`` files of the run's cgroups, if any.
+    ``cgroup.procs`` files of the run's cgroups, if any. ``status``: the socket to the server that
+    the init sends the program's end through. ``mode``: how runs are isolated here (``isolation.mode_here``);
+    ``held``: what the private folders hold (``run_mounts.what_private_folders_hold``).
     """
     exit_code = 1
     started = False
@@ -172,8 +177,6 @@ def _child(request, fds, keep_closed):
             os.write(fd, b"0")
             os.close(fd)
         os.setsid()
-        for fd in keep_closed:
-            os.close(fd)
         for target, fd in enumerate(fds[:3]):
             os.dup2(fd, target)
         for fd in fds[:3]:
@@ -187,14 +190,12 @@ def _child(request, fds, keep_closed):
         os.chdir(folder)
         isolation.apply_limits(request["limits"])
         uid = request.get("uid")
-        if uid is not None and os.getuid() == 0:
-            isolation.end_leftovers(uid)
         seed = request.get("seed") or ""  # the run's own, from the grader
-        if request.get("isolate"):  # from here on, this is the program's process
+        if mode:  # from here on, this is the program's process
             owner = uid if os.getuid() == 0 else None
             devices = seeded_randomness.device_bytes(seed)
             # the folder as the program sees it: the same path on every run
-            folder = isolation.isolate(request["isolate"], folder, owner, devices)
+            folder = isolation.isolate(mode, folder, owner, devices, status, held)
         if uid is not None and os.getuid() == 0:
             isolation.become(uid)
         child_program.watch_for_stack()
@@ -206,7 +207,7 @@ def _child(request, fds, keep_closed):
         sys.argv = [script]
         sys.path.insert(0, folder)
         if FILTER:
-            syscall_filter.install()  # last: nothing of ours needs what it refuses
+            syscall_filter.install(FILTER)  # last: nothing of ours needs what it refuses
         started = True
         exit_code = child_program.run(script, folder, request.get("rules") or ())
     except BaseException as error:  # our own set-up failed: say so on the program's stderr
@@ -216,51 +217,45 @@ def _child(request, fds, keep_closed):
         os._exit(exit_code & 0xFF)
 
 
-def _kill_strays(active):
-    """Kill our children that are not a running program we started: orphans of finished ones."""
-    try:
-        with open(f"/proc/self/task/{os.getpid()}/children") as handle:
-            pids = [int(p) for p in handle.read().split()]
-    except (OSError, ValueError):
-        return
-    for pid in pids:
-        if pid not in active:
-            for kill in (os.killpg, os.kill):
-                try:
-                    kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+SPARES = 1  # runs forked ahead of demand (in idle time), each waiting for its request
 
 
-SPARES = 1  # children forked ahead of demand (in idle time), each waiting for its program
-
-
-def _spare(closed):
-    """Fork a child that waits for a request on its own socket; returns (pid, our end)."""
+def _spare(mode, back, held):
+    """Fork a run (``isolation.fork_run``) that waits for its request on a socket of its own, which
+    then carries the program's end back (an isolated run's init sends it there); returns (pid, our
+    end). It keeps no descriptor of ours (``_close_all_but``). ``mode`` and ``back``: how runs are
+    isolated here, and our own process namespace (``isolation.mode_here``); ``held``: what each
+    run's private folders get back (``run_mounts.what_private_folders_hold``)."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    pid = os.fork()
+    pid = isolation.fork_run(mode, back)
     if pid == 0:
         try:
             ours.close()
-            for fd in closed:
-                os.close(fd)
+            _close_all_but(theirs.fileno())
             request, fds = _receive(theirs)
         except BaseException:
             os._exit(1)
         if request is None:
             os._exit(0)
-        theirs.close()
-        _child(request, fds, [])
+        if not mode:  # the program itself: its end is its own (the server reaps it)
+            theirs.close()
+            theirs = None
+        _child(request, fds, theirs, mode, held)
     theirs.close()
     return pid, ours
 
 
-def _kill(pid):
-    for kill in (os.killpg, os.kill):
-        try:
-            kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+def _close_all_but(kept):
+    """Close every descriptor of this process but the standard ones and ``kept``: a run holds nothing
+    of the server's (its socket to the grader, other runs' sockets, their user ids' locks, the
+    descriptors of a request being started), whenever it was forked."""
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd > 2 and fd != kept:
+            try:
+                os.close(fd)
+            except OSError:
+                pass  # (the listing's own, closed by now)
 
 
 def _filter_works():
@@ -268,63 +263,56 @@ def _filter_works():
     pid = os.fork()
     if pid == 0:
         try:
-            syscall_filter.install()
+            syscall_filter.install(FILTER_READY)
             os._exit(0)
         except BaseException:
             os._exit(1)
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
 
 
-FILTER = _filter_works()
+FILTER_READY = syscall_filter.prepared()
+FILTER = FILTER_READY if _filter_works() else None  # (ready to install in each run, or None)
 
 
 def serve():
-    view, resident = run_mounts.make_view(VIEW, WORK_ROOT)  # first: everything after happens in it
+    view, resident = server_view.make_view(VIEW, WORK_ROOT)  # first: everything after happens in it
+    # (before the spares: "userns" makes this process the first of namespaces of its own)
+    mode, proc, back = isolation.mode_here(WORK_ROOT)
+    held = run_mounts.what_private_folders_hold(WORK_ROOT.rstrip("/")) if mode else None
     sock = SOCKET
     _become_subreaper()
     # Everything loaded so far is shared with every child: keep the collector off it, so that
     # children do not copy those pages by touching them (copy-on-write).
     gc.freeze()
-    mode, proc = isolation.mode_here(WORK_ROOT)
     folder = run_mounts.PROGRAM_FOLDER if mode and os.path.isdir(run_mounts.PROGRAM_FOLDER) else ""
-    hello = {"isolation": mode, "proc": proc, "filter": FILTER, "view": view, "folder": folder, "resident": resident}
-    _send(sock, {"hello": hello})
+    filtered = FILTER is not None
+    hello = {"isolation": mode, "proc": proc, "filter": filtered, "view": view, "folder": folder, "resident": resident}
+    started_runs.send(sock, {"hello": hello})
     wake_read, wake_write = os.pipe()
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)
     signal.signal(signal.SIGCHLD, lambda *_: None)
-    closed_in_children = [sock.fileno(), wake_read, wake_write]
-    running = {}  # pid → request id
+    runs = {}  # pid → the run's request id, its socket (its end comes there), and whether that end was said
     uids = {}  # request id → the user id its program runs as (root only)
     locks = {}  # request id → our copy of the lock of that user id (no child ever keeps one)
-    spares = []  # (pid, socket) of children forked ahead, waiting for a request
+    spares = []  # (pid, socket) of runs forked ahead, waiting for a request
     while True:
         # Fork spares only when nothing is waiting: the fork's cost then falls in idle time.
         idle = 0.05 if len(spares) >= SPARES else 0
-        ready, _, _ = select.select([sock, wake_read], [], [], idle)
+        channels = {run[1]: pid for pid, run in runs.items() if run[1] is not None}
+        ready, _, _ = select.select([sock, wake_read, *channels], [], [], idle)
         if not ready and len(spares) < SPARES:
-            spares.append(_spare(closed_in_children + list(locks.values())))
+            try:
+                spares.append(_spare(mode, back, held))
+            except OSError:
+                pass  # (no run can be forked now: a request then says why, ``_start``)
             continue
         if wake_read in ready:
             os.read(wake_read, 4096)
-        while True:  # reap every child that ended
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                break
-            if pid == 0:
-                break
-            if pid in running:
-                ident = running.pop(pid)
-                try:
-                    os.killpg(pid, signal.SIGKILL)  # what it left running in its group goes too
-                except (ProcessLookupError, PermissionError):
-                    pass
-                _let_go(uids.pop(ident, None), locks.pop(ident, None))
-                _send(sock, {"id": ident, "status": status})
-            else:
-                spares = [(p, s) for p, s in spares if p != pid]
-        _kill_strays(set(running) | {p for p, _ in spares})
+        for channel in (c for c in ready if c in channels):  # a program ended (its init says so)
+            started_runs.program_ended(sock, runs, channels[channel])
+        started_runs.reap(sock, runs, uids, locks, spares)
+        started_runs.kill_strays(set(runs) | {p for p, _ in spares})
         if sock not in ready:
             continue
         request, fds = _receive(sock)
@@ -334,57 +322,60 @@ def serve():
         if request.get("op") == "run" and len(fds) < 4:
             for fd in fds:
                 os.close(fd)
-            _let_go(None, lock)
-            _send(sock, {"id": request.get("id"), "error": "a run needs four file descriptors"})
+            started_runs.let_go(None, lock)
+            started_runs.send(sock, {"id": request.get("id"), "error": "a run needs four file descriptors"})
             continue
         if request["op"] == "kill":
-            pid = next((p for p, i in running.items() if i == request["id"]), None)
+            pid = next((p for p, run in runs.items() if run[0] == request["id"]), None)
             if pid is not None:
-                _kill(pid)
+                started_runs.kill(pid)
             continue
-        pid = 0
-        while spares and not pid:
-            pid, channel = spares.pop(0)
-            try:
-                channel.sendmsg(
-                    [json.dumps(request).encode()], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
-                )
-            except OSError:
-                _kill(pid)
-                pid = 0
-            channel.close()
-        if not pid:
-            try:
-                pid = os.fork()
-            except OSError as error:
-                _send(sock, {"id": request["id"], "error": str(error)})
-                for fd in fds:
-                    os.close(fd)
-                _let_go(None, lock)
-                continue
-            if pid == 0:
-                _child(request, fds, closed_in_children + list(locks.values()) + ([lock] if lock is not None else []))
+        if request.get("uid") is not None and os.getuid() == 0:
+            isolation.end_leftovers(request["uid"])  # (from here: a run's own kill reaches its namespace only)
+        pid, channel = _start(request, fds, spares, (mode, back, held))
         for fd in fds:
             os.close(fd)
-        running[pid] = request["id"]
+        if pid is None:
+            started_runs.let_go(None, lock)
+            started_runs.send(sock, {"id": request["id"], "error": channel})
+            continue
+        runs[pid] = [request["id"], channel, False]
         if request.get("uid") is not None:
             uids[request["id"]] = request["uid"]
         if lock is not None:
             locks[request["id"]] = lock
-        _send(sock, {"id": request["id"], "pid": pid})
-    for pid in list(running) + [p for p, _ in spares]:
-        _kill(pid)
+        started_runs.send_started(sock, request["id"], pid)
+    for pid in list(runs) + [p for p, _ in spares]:
+        started_runs.kill(pid)
     for ident in set(uids) | set(locks):  # what a program started in a session of its own ends with it too
-        _let_go(uids.get(ident), locks.get(ident))
+        started_runs.let_go(uids.get(ident), locks.get(ident))
 
 
-def _let_go(uid, lock):
-    """End what ``uid`` still runs (as root), then close our copy of its ``lock``: only then may the
-    id be another run's, of this grader or another (``uid_pool``), even when its grader is gone."""
-    if uid is not None and os.getuid() == 0:
-        isolation.end_leftovers(uid)
-    if lock is not None:
-        os.close(lock)
+def _start(request, fds, spares, isolated):
+    """Hand ``request`` and its ``fds`` to a spare (forked now if none is left; ``isolated``: how,
+    as ``_spare`` takes it): (pid, its socket), or (None, why) when no run could be forked."""
+    why = "the run could not be handed its request"
+    for _ in range(2):  # a spare that has ended, then one forked now
+        if not spares:
+            try:
+                spares.append(_spare(*isolated))
+            except OSError as error:
+                return None, str(error)
+        pid, channel = spares.pop(0)
+        try:
+            channel.sendmsg(
+                [json.dumps(request).encode()], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))]
+            )
+        except OSError as error:
+            started_runs.kill(pid)
+            channel.close()
+            why = str(error)
+            continue
+        if not isolated[0]:  # a plain fork: its end is its own, when it is reaped
+            channel.close()
+            channel = None
+        return pid, channel
+    return None, why
 
 
 if __name__ == "__main__":

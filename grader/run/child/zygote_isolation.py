@@ -8,6 +8,7 @@ from ``grader``. Linux only where it says so; elsewhere ``mode_here`` finds no i
 import ctypes
 import os
 import signal
+import socket
 import struct
 
 import run_mounts  # sent beside this module (Linux only: imported where isolation is tried)
@@ -23,6 +24,7 @@ except (OSError, TypeError):  # not POSIX: only the limits below are used there
     _LIBC = None  # type: ignore[assignment]  # (never used where there is no C library)
 _CLONE_NEWUSER, _CLONE_NEWPID = 0x10000000, 0x20000000
 _PR_SET_DUMPABLE = 4
+_PR_SET_PDEATHSIG = 1
 # The user id (and group id) a program of a root grader has in its run, whatever id of the pool
 # (``uid_pool``) it really runs as: the same on every run.
 PROGRAM_UID = 1000
@@ -34,9 +36,32 @@ def _check(result, what):
         raise OSError(number, f"{what}: {os.strerror(number)}")
 
 
-def isolate(mode, folder, owner=None, random_bytes=b""):
-    """Give this run namespaces of its own, and return in the process that becomes the program: the
-    path its folder has there (``run_mounts.PROGRAM_FOLDER`` where the view has it, else ``folder``).
+def fork_run(mode, back):
+    """Fork the process of one run, as ``os.fork`` does (0 in the child, its pid here). With ``mode``
+    ("root" or "userns", see ``mode_here``) the child is pid 1 of a process namespace of its own: the
+    run's init (``isolate``). ``back``: this process's own process namespace (a descriptor), where
+    the children it forks later belong (the kernel makes one new namespace per unshare, and only
+    from a process that is back in its own). With no mode, a plain fork."""
+    if not mode:
+        return os.fork()
+    _check(_LIBC.unshare(_CLONE_NEWPID), "unshare")
+    try:
+        pid = os.fork()
+    except BaseException:
+        _check(_LIBC.setns(back, _CLONE_NEWPID), "setns")
+        raise
+    if pid != 0:
+        _check(_LIBC.setns(back, _CLONE_NEWPID), "setns")
+    return pid
+
+
+def isolate(mode, folder, owner=None, random_bytes=b"", status=None, held=None):
+    """In a run's init (``fork_run``): give the run the rest of its namespaces, fork the program, and
+    return in the program's process the path its folder has there (``run_mounts.PROGRAM_FOLDER``
+    where the view has it, else ``folder``). In the init this never returns: it reaps every process
+    of the namespace until the program ends, sends the program's raw wait status through the socket
+    ``status`` (to the fork server: the run's end, before the namespaces' slow teardown) and ends.
+    ``held``: what the private folders hold (``run_mounts.what_private_folders_hold``; found now if None).
 
     Every run gets its own process, mount, IPC, network, cgroup and host name namespaces
     (``run_mounts``): its ``folder`` on a capped file system of its own holding copies of its files
@@ -46,43 +71,24 @@ def isolate(mode, folder, owner=None, random_bytes=b""):
     anything into another run, nor outlive it, and what it can see of itself is the same on every
     run.
 
-    The program runs as the second process of its process namespace, below an init of its own (pid
-    1), with a /proc that lists the namespace's processes only: it cannot name, signal or trace any
-    process outside it (the grader, the fork server, a classmate's run), its process ids are the
-    same on every run, and when its init ends every process left in it is killed. The program is
-    not the init itself: an init ignores the signals it has no handler for, even SIGKILL sent to
-    itself. This process and the init never return: the init reaps, and this one ends as the program
-    did (same exit code or signal) as soon as it ends, so whoever waits for this process sees the
-    program's own end. The namespaces belong to the init, whose end (the kernel's slow part: it waits
-    for readers of the mount table) comes after this process has reported the program's end.
+    The program runs as the second process of its process namespace, below the init (pid 1), with a
+    /proc that lists the namespace's processes only: it cannot name, signal or trace any process
+    outside it (the grader, the fork server, a classmate's run), its process ids are the same on
+    every run, and when the init ends every process left in it is killed. The program is not the
+    init itself: an init ignores the signals it has no handler for, even SIGKILL sent to itself.
 
     ``mode`` "root": the server has the privilege, and each run a user id of its own (``owner``),
     which keeps every other process out of its reach; the program has it as ``PROGRAM_UID``, in user
     namespaces of its own (``_as_fixed_user``), so that it sees the same id on every run. With no
-    ``owner`` it stays root (the caller drops it). "userns": the grader is not root
-    and the program runs as its user, so a user namespace of our own gives the privilege (the user
-    id maps to itself, and the privilege is dropped again before the program runs). Raises OSError
-    when the namespaces cannot be made.
+    ``owner`` it stays root (the caller drops it). "userns": the grader is not root; the server has
+    the privilege in a user namespace of its own (``mode_here``), and the program, which runs as the
+    grader's user, gives it up before it runs. Raises OSError when the namespaces cannot be made.
     """
-    if mode == "root":
-        _check(_LIBC.unshare(_CLONE_NEWPID), "unshare")
-    else:
-        uid, gid = os.getuid(), os.getgid()
-        _check(_LIBC.unshare(_CLONE_NEWPID | _CLONE_NEWUSER), "unshare")
-        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
-            with open(f"/proc/self/{name}", "w") as handle:
-                handle.write(text)
     # The grader's "where are you" signal is for the program only (set up there).
     signal.signal(signal.SIGUSR1, signal.SIG_IGN)
-    status_read, status_write = os.pipe()
-    init = os.fork()
-    if init != 0:
-        os.close(status_write)
-        _relay(init, status_read)
-    os.close(status_read)
     try:
         run_mounts.new_namespace()
-        place = run_mounts.own_folders(folder, owner if mode == "root" else None)
+        place = run_mounts.own_folders(folder, owner if mode == "root" else None, held)
         run_mounts.fresh_proc()
         run_mounts.seeded_devices(random_bytes)
         if mode != "root":
@@ -96,7 +102,8 @@ def isolate(mode, folder, owner=None, random_bytes=b""):
         os.write(2, f"nim-grader: the program could not be started: {error!r}\n".encode())
         os._exit(1)
     if program == 0:
-        os.close(status_write)
+        if status is not None:
+            status.close()
         signal.signal(signal.SIGUSR1, signal.SIG_DFL)  # the program's process answers it (child_program)
         if mapped:
             _as_fixed_user(asked, mapped)
@@ -104,11 +111,15 @@ def isolate(mode, folder, owner=None, random_bytes=b""):
     _quiet()
     while True:  # reap every process of the namespace until the program ends; then end it
         try:
-            pid, status = os.waitpid(-1, 0)
+            pid, ended = os.waitpid(-1, 0)
         except ChildProcessError:
             os._exit(127)
         if pid == program:
-            os.write(status_write, struct.pack("i", status))
+            if status is not None:
+                try:
+                    status.send(struct.pack("i", ended))
+                except OSError:
+                    pass  # the server has gone: nobody waits for it
             os._exit(0)
 
 
@@ -154,31 +165,6 @@ def _as_fixed_user(asked, mapped):
     undumpable()
 
 
-def _relay(init, status_read):
-    """End as the program did (its status comes through the pipe) or, failing that, as the init did."""
-    _quiet()
-    received = b""
-    while len(received) < 4:
-        chunk = os.read(status_read, 4 - len(received))
-        if not chunk:
-            break
-        received += chunk
-    if len(received) == 4:
-        status = struct.unpack("i", received)[0]  # the init ends by itself (the server reaps it)
-    else:
-        status = os.waitpid(init, 0)[1]  # the init ended before the program did: its end is the run's
-    if os.WIFEXITED(status):
-        os._exit(os.WEXITSTATUS(status))
-    number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else signal.SIGKILL
-    try:
-        if number != signal.SIGKILL:
-            signal.signal(number, signal.SIG_DFL)
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, [number])
-        os.kill(os.getpid(), number)
-    finally:
-        os._exit(128 + number)  # (not reached: the signal ends this process)
-
-
 def _quiet():
     """Let go of the program's standard streams (its pipes end when the program's processes end).
 
@@ -199,27 +185,95 @@ def _drop_capabilities(libc):
 
 
 def mode_here(work_root):
-    """How runs can be isolated here, tried in a throw-away child: (mode, proc), the mode "root" or
-    "userns" (or None: no way) and whether a run's /proc shows its own processes only ("own").
+    """How runs can be isolated here: (mode, proc, back). ``mode`` "root" or "userns" (or None: no
+    way), ``proc`` whether a run's /proc shows its own processes only ("own"), ``back`` the
+    descriptor of this process's own process namespace (for ``fork_run``). Tried with a throw-away
+    run whose folder is an empty one of the work root's (``work_root``: it must stay in view).
 
-    ``work_root`` is the folder the run folders are made in (it must stay in view).
+    For "userns" this process first becomes the first process of process and user namespaces of its
+    own (``_own_spaces``): the process that started it stays behind, waiting, and ends as it does.
     """
-    for mode in ("root", "userns") if os.getuid() == 0 else ("userns",):
-        pid = os.fork()
-        if pid == 0:
+    if os.getuid() == 0:
+        back = os.open("/proc/self/ns/pid", os.O_RDONLY)
+        if _run_works("root", work_root, back):
+            return "root", "own", back
+        os.close(back)
+    try:
+        _own_spaces()
+    except OSError:
+        return None, "all", None
+    back = os.open("/proc/self/ns/pid", os.O_RDONLY)
+    if _run_works("userns", work_root, back):
+        return "userns", "own", back
+    os.close(back)
+    return None, "all", None
+
+
+def _run_works(mode, work_root, back):
+    """Does a throw-away run in ``mode`` start its program as pid 2, seeing its own processes only?"""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        pid = fork_run(mode, back)
+    except OSError:
+        ours.close()
+        theirs.close()
+        return False
+    if pid == 0:
+        try:
+            ours.close()
+            probe = os.path.join(work_root, ".view")  # an empty folder of the work root's own
+            place = isolate(mode, probe if os.path.isdir(probe) else work_root, status=theirs)
+            os.listdir(place)  # (returns in the would-be program)
+            seen = {name for name in os.listdir("/proc") if name.isdigit()}
+            os._exit(0 if os.getpid() == 2 and seen <= {"1", "2"} else 1)
+        except BaseException:
+            os._exit(1)
+    theirs.close()
+    try:
+        said = ours.recv(16)
+    except OSError:
+        said = b""
+    ours.close()
+    os.waitpid(pid, 0)
+    return len(said) == 4 and os.waitstatus_to_exitcode(struct.unpack("i", said)[0]) == 0
+
+
+def _own_spaces():
+    """Make this process the first of a process namespace of its own, in a user namespace of its own
+    (mapping its ids to themselves) where it has not the privilege: only from there may a process
+    that is not root make a process namespace for each run and come back to its own after. The
+    process that was this one stays behind, holding nothing, and ends as the new one does."""
+    if _LIBC.unshare(_CLONE_NEWPID) != 0:
+        uid, gid = os.getuid(), os.getgid()
+        _check(_LIBC.unshare(_CLONE_NEWPID | _CLONE_NEWUSER), "unshare")
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as handle:
+                handle.write(text)
+    pid = os.fork()
+    if pid != 0:
+        _stand_by(pid)
+    _check(_LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "prctl")  # (killed with the one left behind)
+
+
+def _stand_by(pid):
+    """In the process left behind: close everything (the grader sees the server's socket close when
+    the server ends), wait for ``pid``, and end as it did. Never returns."""
+    for name in os.listdir("/proc/self/fd"):
+        if int(name) > 2:
             try:
-                probe = os.path.join(work_root, ".view")  # an empty folder of the work root's own
-                place = isolate(mode, probe if os.path.isdir(probe) else work_root)  # returns in the would-be program
-                os.listdir(place)
-                # pid 2 of its own namespace, and only its own in /proc
-                seen = {name for name in os.listdir("/proc") if name.isdigit()}
-                os._exit(0 if os.getpid() == 2 and seen <= {"1", "2"} else 1)
-            except BaseException:
-                os._exit(1)
-        _, status = os.waitpid(pid, 0)
-        if os.waitstatus_to_exitcode(status) == 0:
-            return mode, "own"
-    return None, "all"
+                os.close(int(name))
+            except OSError:
+                pass
+    while True:
+        try:
+            status = os.waitpid(pid, 0)[1]
+            break
+        except InterruptedError:
+            continue
+        except ChildProcessError:
+            os._exit(1)
+    code = os.waitstatus_to_exitcode(status)
+    os._exit(code if code >= 0 else 128 - code)
 
 
 def address_space_now():
