@@ -127,9 +127,20 @@ def _declared_encoding(data: bytes) -> Optional[str]:
     return None
 
 
+# The most bytes parsed to tell whether a file is another task's. This runs where a hand-in arrives
+# (the portal's web process, before any limit counts it): a larger file is not parsed there, since
+# its parse could hold the process for seconds and, on Python 3.9 and 3.10, overflow the parser's C
+# stack and kill it (``source.TRIAL_COMPILE_BYTES``: a file this small cannot nest that deep). A
+# real answer is under 10 kB; a larger file is graded as it is, never refused for its size here.
+PARSED_AT_MOST = 32 * 1024
+
+
 def another_tasks_file(data: bytes, task_id: str, stubs: Mapping[str, bytes]) -> Optional[str]:
     """When ``data`` defines none of ``task_id``'s functions and some of another task's, the
-    sentence that names them and says where the file goes; None otherwise."""
+    sentence that names them and says where the file goes; None otherwise (and for a file over
+    ``PARSED_AT_MOST`` bytes, which is not parsed)."""
+    if len(data) > PARSED_AT_MOST:
+        return None
     functions = dict(_task_functions(tuple(sorted(stubs.items()))))
     own = functions.get(task_id)
     tree = parse_source(data)
