@@ -87,6 +87,7 @@ def add_parsers(commands) -> None:
         "each submission's attempt is claimed in the database by one of them.",
     )
     _common(dispatch)
+    dispatch.add_argument("--parent-pid", type=int, help=argparse.SUPPRESS)  # (serve's own: it ends with it)
     users = commands.add_parser(
         "users", help="the portal's accounts: import a roster, issue API tokens and one-time passwords"
     )
@@ -177,7 +178,7 @@ def serve_command(args) -> int:
 
 
 def dispatch_command(args) -> int:
-    server, plan = _plan(args, web=False)
+    server, plan = _plan(args, web=False, parent=args.parent_pid)
     return server.run(plan)
 
 

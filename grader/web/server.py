@@ -1,11 +1,12 @@
-"""``python -m grader serve`` and ``dispatch``: the site, its grading, or both, in one process.
+"""``python -m grader serve`` and ``dispatch``: the site, its grading, or both.
 
 In: a ``Plan`` (the data folder, created and its database made ready or migrated on start; the
 course; where to listen; whether to serve the site, grade, or both; where grading runs). Out: a
 WSGI server (waitress: a pure-Python production server, threads, no native code) and/or the
 dispatcher's grading threads, until SIGTERM or Ctrl-C stops them cleanly. ``serve`` alone is the
-embedded default for one machine; ``serve --no-grading`` (or several web processes of a WSGI
-server, ``grader.web.wsgi``) with one ``dispatch`` splits them.
+default for one machine: its grading runs in a ``dispatch`` process of its own, which it starts
+and stops (``grading_process``); ``serve --no-grading`` (or several web processes of a WSGI
+server, ``grader.web.wsgi``) with one ``dispatch`` splits them across machines.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from grader.errors import UsageError
+from grader.web.grading_process import grading_apart, parent_gone
 from grader.web.settings import configure
 
 log = logging.getLogger("grader.web.server")
@@ -43,6 +45,7 @@ class Plan:
     workers: Optional[int] = None  # submissions graded at once (None: see ``default_workers``)
     dask: Optional[str] = None  # the Dask scheduler's address
     allow_unprotected: bool = False
+    parent: Optional[int] = None  # the ``serve`` whose grading this ``dispatch`` is: it ends with it
 
 
 def prepare(data: Path, course: Path, db_url: Optional[str] = None, hosts: tuple = ()) -> None:
@@ -185,11 +188,13 @@ def run(plan: Plan, stop: Optional[threading.Event] = None) -> int:
         server = _http_server(plan) if plan.web else None  # a port in use is said before anything starts
         if server is not None:
             stack.callback(server.close)
-        dispatcher = stack.enter_context(dispatching(plan)) if plan.grading else None
+        # serve's grading runs apart from its web process (``grading_process``); dispatch grades here
+        apart = stack.enter_context(grading_apart(plan)) if plan.grading and server is not None else ""
+        dispatcher = stack.enter_context(dispatching(plan)) if plan.grading and server is None else None
         if server is not None:
             threading.Thread(target=server.run, name="portal-http", daemon=True).start()
             doing = f"Serving the portal on http://{plan.host}:{server.effective_port}/"
-            doing += "" if dispatcher else " (no grading here: run python -m grader dispatch)"
+            doing += " (grading in a process of its own)" if apart else " (no grading here: python -m grader dispatch)"
         else:
             assert dispatcher is not None  # (a plan without the web server grades: Plan)
             doing = f"Grading for the portal ({dispatcher.workers} at once, {dispatcher.grading.where})"
@@ -202,7 +207,9 @@ def run(plan: Plan, stop: Optional[threading.Event] = None) -> int:
         previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
         try:
             while not stop.wait(0.5):
-                pass
+                if parent_gone(plan.parent):
+                    log.warning("the serve that started this dispatch has ended: stopping")
+                    break
         except KeyboardInterrupt:
             pass
         finally:

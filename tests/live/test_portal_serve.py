@@ -192,3 +192,41 @@ def test_serve_refuses_a_sandbox_without_every_protection_unless_allowed():
     problem = unprotected_problem(lacking, False)
     assert problem and "could then read the portal's data" in problem and "--allow-unprotected" in problem
     assert unprotected_problem(lacking, True) is None
+
+
+def _children(pid):
+    """The command lines of ``pid``'s children, by pid (Linux's /proc)."""
+    found = {}
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as handle:
+            for child in handle.read().split():
+                with open(f"/proc/{child}/cmdline", "rb") as line:
+                    found[int(child)] = line.read().split(b"\0")
+    return found
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="finds serve's processes through Linux's /proc")
+def test_serve_grades_in_a_process_of_its_own_that_ends_with_it(data_with_users):
+    """No request can stall or grow the process that grades: serve's grading is a dispatch process of
+    its own, which grades what is handed in, and ends when serve is killed outright."""
+    data, tokens, db = data_with_users
+    server, url = start(data, *db)
+    try:
+        graders = [pid for pid, line in _children(server.pid).items() if b"dispatch" in line]
+        assert len(graders) == 1, _children(server.pid)
+        status, body = hand_in(url, tokens["ann"], "exclusive_or", solution("exclusive_or"))
+        assert status == 202
+        deadline = time.monotonic() + 120
+        while request(f"{url}/api/submissions/{body['id']}", tokens["ann"])[1]["status"] != "done":
+            assert time.monotonic() < deadline, "not graded in 120 s"
+            time.sleep(0.3)
+    finally:
+        server.send_signal(signal.SIGKILL)
+        server.wait()
+    deadline = time.monotonic() + 60
+    while (
+        os.path.exists(f"/proc/{graders[0]}")
+        and open(f"/proc/{graders[0]}/stat").read().split(")")[-1].split()[0] != "Z"
+    ):
+        assert time.monotonic() < deadline, "serve's grading process outlived it by a minute"
+        time.sleep(0.2)
