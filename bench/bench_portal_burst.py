@@ -110,6 +110,20 @@ class Rows:
         return {r[0]: (r[1], r[2], r[3], _seconds(r[4])) for r in found}
 
 
+def passwords_chosen(data: Path, db_url: str) -> None:
+    """Every account past its one-time password, as if each student had chosen their own (no API
+    token works before)."""
+    query = "DELETE FROM portal_firstsignin"
+    if db_url:
+        import psycopg
+
+        with psycopg.connect(db_url, autocommit=True) as database:
+            database.execute(query)
+        return
+    with sqlite3.connect(data / "portal.sqlite3", timeout=30) as database:
+        database.execute(query)
+
+
 def _seconds(text):
     return datetime.fromisoformat(text).timestamp() if text else None
 
@@ -134,6 +148,7 @@ def burst(db_name: str, db_url: str, args) -> None:
     names = [f"s{n:03d}" for n in range(args.students)] + ["baseline"]
     (folder / "roster.csv").write_text("username,role\n" + "".join(f"{n},student\n" for n in names))
     grader("users", "import", str(folder / "roster.csv"), "--data", str(data), *options)
+    passwords_chosen(data, db_url)
     tokens = dict(line.split() for line in grader("users", "token", *names, "--data", str(data), *options).splitlines())
     command = [*args.prefix.split(), sys.executable, "-m", "grader", "serve", "--data", str(data), *options]
     command += ["--port", "0", *(["--workers", str(args.workers)] if args.workers else [])]

@@ -131,13 +131,18 @@ class Tables:
 
     def pile_failures(self, count: int, address: bool = False) -> None:
         """More failures, now, against the key of the latest failure (its address's key, or the
-        account's), until it has ``count``: a long attack, without making each one."""
-        where = "key LIKE 'addr:%%'" if address else "key NOT LIKE 'addr:%%'"
+        account's at its address), until it has ``count``: a long attack, without making each one."""
+        where = "key LIKE 'addr:%%'" if address else "key LIKE 'pair:%%'"
         (key,) = self.run(f"SELECT key FROM portal_failedsignin WHERE {where} ORDER BY id DESC LIMIT 1")[0]
         (have,) = self.run("SELECT COUNT(*) FROM portal_failedsignin WHERE key = %s", (key,))[0]
         now = self.stamp(datetime.now(timezone.utc))
         for _ in range(count - have):
             self.run("INSERT INTO portal_failedsignin (key, at) VALUES (%s, %s)", (key, now))
+
+    def passwords_chosen(self) -> None:
+        """Every account past its one-time password, as if each had signed in and chosen its own (no
+        API token works before): for tests whose students use the API only."""
+        self.run("DELETE FROM portal_firstsignin")
 
     def session_expiry(self, session_key: str) -> datetime:
         (at,) = self.run("SELECT expire_date FROM django_session WHERE session_key = %s", (session_key,))[0]

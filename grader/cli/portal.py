@@ -198,6 +198,17 @@ def users_command(args) -> int:
         for username, password in roster.new_passwords(args.usernames):
             print(f"{username}: sign in with the password {password} and change it at once.")
         return 0
-    for username, token in roster.new_tokens(args.usernames):
+    from grader.web.models import FirstSignIn
+
+    issued = roster.new_tokens(args.usernames)
+    for username, token in issued:
         print(f"{username} {token}")
+    waiting = FirstSignIn.objects.filter(user__username__in=[name for name, _ in issued])
+    for username in sorted(waiting.values_list("user__username", flat=True)):
+        print(
+            f"{username} is still on the one-time password: no token of theirs works until they have signed in "
+            "and chosen a password of their own (which ends this one); then they make one on /account/, "
+            "or you run users token again.",
+            file=sys.stderr,
+        )
     return 0

@@ -1,6 +1,8 @@
 """The portal's JSON API (``portal.md``, "HTTP API"): tasks, submissions, regrades, the gradebook.
 
-Every call but ``/healthz`` needs ``Authorization: Token <token>`` (401 without a valid one).
+Every call but ``/healthz`` needs ``Authorization: Token <token>`` (401 without a valid one; 403
+with a sentence while its account is still on the one-time password ``users import`` or ``users
+password`` printed: a token works only once its owner has chosen a password of their own).
 Students see only their own submissions (another's is 404, as is one that does not exist);
 instructors (``is_staff``) see all. A hidden case shows its name, verdict and hint only. The list
 of submissions comes a page at a time, newest first (``?limit=``, ``&before=ID``), the next page's
@@ -31,7 +33,7 @@ from grader.web.course_state import course_tasks
 from grader.web.gradescope_export import gradescope_zip
 from grader.web.handin import hand_in, read_upload, read_uploads
 from grader.web.handin import regrade as regrade_task
-from grader.web.models import DONE, QUEUED, ApiToken, Submission
+from grader.web.models import DONE, QUEUED, ApiToken, FirstSignIn, Submission
 from grader.web.policies import whole_number
 
 PAGE_SIZE, MAX_PAGE_SIZE = 50, 200  # submissions in one answer of GET /api/submissions
@@ -50,12 +52,23 @@ def token_user(request):
     kind, _, token = header.partition(" ")
     if kind != "Token" or not token.strip():
         return None
-    found = ApiToken.objects.select_related("user").filter(digest=ApiToken.digest_of(token.strip())).first()
+    # (with the account's FirstSignIn row or its absence, in the same query: ``_on_one_time_password``)
+    tokens = ApiToken.objects.select_related("user", "user__first_sign_in")
+    found = tokens.filter(digest=ApiToken.digest_of(token.strip())).first()
     return found.user if found is not None and found.user.is_active else None
 
 
+def _on_one_time_password(user) -> bool:
+    """Whether the account has not yet chosen a password of its own (``FirstSignIn``)."""
+    try:
+        return user.first_sign_in is not None
+    except FirstSignIn.DoesNotExist:
+        return False
+
+
 def token_required(view):
-    """The view with ``request.user`` the token's owner; 401 when the token is missing or wrong."""
+    """The view with ``request.user`` the token's owner; 401 when the token is missing or wrong,
+    403 while its owner has not chosen a password of their own."""
 
     @csrf_exempt
     @wraps(view)
@@ -63,6 +76,12 @@ def token_required(view):
         user = token_user(request)
         if user is None:
             return _error(401, "a valid API token is needed: Authorization: Token <token>")
+        if _on_one_time_password(user):
+            return _error(
+                403,
+                f"{user.username} is still on the one-time password: sign in on the portal's pages and "
+                "choose your own password first, then make a new token on your account page (/account/)",
+            )
         request.user = user
         return view(request, *args, **kwargs)
 

@@ -4,30 +4,32 @@ In: a sign-in's request and the account its name resolves to; a successful sign-
 the budgets its failures count against (``budgets``), and the cookie that marks the browser
 (``remember``).
 
-Why: the delay that keeps guessing slow is per account, so anyone who keeps guessing a named
-student's password keeps that account in its delay. A browser that signed in to the account
-before carries a signed cookie (``KNOWN_COOKIE``: the account, a random number and a digest of the
-account's password hash, signed with the portal's secret key); its sign-ins count against a budget
-of their own (``known:`` the number's digest), with the same growing delays, so the owner at their
-own browser gets in whatever an attacker does elsewhere. All the account's known browsers together
-share one more budget (``known-all:``, ten failures free, then the same delays): a cookie copied
-from a shared lab PC, or several, buys a guesser a handful of checked guesses, not a budget each.
-The cookie signs nobody in: it only picks the budget. A new password (``users password``, a reset,
-a change) makes every such cookie of the account worthless. A browser that never signed in (a lab
-PC the student has not used) shares the account's budget, as before.
+Why: the delay that keeps guessing slow is per account and address, so anyone who keeps guessing a
+named student's password from the student's own address (a lab's NAT) keeps that pair in its delay.
+A browser that signed in to the account before carries a signed cookie (``KNOWN_COOKIE``: the
+account, a random number and a digest of the account's password hash, signed with the portal's
+secret key); its sign-ins count against a budget of their own (``known:`` the number's digest),
+with the same growing delays, so the owner at their own browser gets in whatever an attacker does,
+wherever. All the account's known browsers together share one more budget (``known-all:``, ten
+failures free, then the same delays): a cookie copied from a shared lab PC, or several, buys a
+guesser a handful of checked guesses, not a budget each. The cookie signs nobody in: it only picks
+the budget. A new password (``users password``, a reset, a change) makes every such cookie of the
+account worthless. A browser that never signed in (a lab PC the student has not used) counts
+against the account's budget at its address and the account's tally
+(``sign_in_limits.pair_budget``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import signing
 
-from grader.web.sign_in_limits import Budget
+from grader.web.sign_in_limits import Budget, pair_budget
 
 KNOWN_COOKIE = "nim_known_browser"
 KNOWN_DAYS = 120  # a term
@@ -57,19 +59,19 @@ def _known_number(request, user_id: int) -> Optional[str]:
     return found["n"]
 
 
-def budgets(request, account: str) -> List[Budget]:
-    """The budgets a sign-in's failures count against: the account's own (``user:ID`` or
-    ``name:...``); or, for a browser that signed in to that account before, its own (``known:...``)
-    and the bound shared by all the account's known browsers (``known-all:user:ID``, with
-    ``KNOWN_ALL_FREE`` free failures), so that cookies copied from several browsers give no more
-    than a few checked guesses more than one."""
-    if not account.startswith("user:"):
-        return [Budget(account)]
-    number = _known_number(request, int(account[len("user:") :]))
+def budgets(request, account: str) -> Tuple[List[Budget], Optional[str]]:
+    """The budgets a password check's failures count against, and the account's tally (None: none).
+    A browser new to the account: the account's budget at the client's address, and the tally
+    (``sign_in_limits``). A browser that signed in to that account before: its own
+    (``known:...``) and the bound shared by all the account's known browsers
+    (``known-all:user:ID``, with ``KNOWN_ALL_FREE`` free failures, which the owner's right password
+    does not reset), so that cookies copied from several browsers give no more than a few checked
+    guesses more than one."""
+    number = _known_number(request, int(account[len("user:") :])) if account.startswith("user:") else None
     if number is None:
-        return [Budget(account)]
+        return [pair_budget(request, account)], account
     own = "known:" + hashlib.sha256(number.encode("ascii")).hexdigest()[:32]
-    return [Budget(own), Budget("known-all:" + account, KNOWN_ALL_FREE)]
+    return [Budget(own), Budget("known-all:" + account, KNOWN_ALL_FREE, resets=False)], None
 
 
 def remember(response, user) -> None:

@@ -3,24 +3,25 @@ page is served with.
 
 In: requests. Out: Django's own auth views with the portal's templates, plus these rules:
 
-- Sign-ins are held back by budgets of failures (``sign_in_limits``: per account, counted before
-  the password is checked so that guesses sent together are counted one after another; per
-  address, a high bound on wrong passwords only) and a browser that signed in to the account before
-  has a budget of its own (``known_browsers``). A correct password is never refused because of
-  other accounts' failures or the address's count; the owner, however many failures an attacker
-  piled on the account, waits at most ``MAX_DELAY_S`` (60 s, said on the page) after the last one,
-  and not at all at their own browser.
+- Every password check (the sign-in page's, and the old password at ``/password/``) is counted
+  against the budgets of ``sign_in_limits`` before the password is checked: the account's at the
+  client's address (short growing delays, refused unchecked meanwhile), the account's tally from
+  everywhere (which never refuses, only lengthens every address's delays while the account is
+  under attack), and a browser that signed in to the account before has budgets of its own
+  (``known_browsers``). A right password resets the budgets it was counted against. So the owner,
+  at a browser and an address that did not fail, always gets in at once, however long an attacker
+  keeps on elsewhere; one address gets a few dozen checked guesses a day; and beyond a high bound,
+  an address's wrong passwords are answered 429 (a right one still signs in).
 
 The trade-off: refusing unchecked is the only thing that slows a guesser, and whoever shares the
-owner's address (a lab's NAT) can cause it; so the one unchecked refusal is per budget and short.
-The cost is the guessing rate: about 60 guesses an hour per account (and per stolen cookie),
-against passwords Django's validators keep out of the common lists. An attacker who keeps guessing
-one named account keeps its shared budget in its delay: its owner, at a browser that never signed
-in to it (a new lab PC), waits up to a minute and races the attacker's next try.
+owner's address (a lab's NAT) can cause it for that address; so the owner's way out is another
+address or a browser they signed in with before, both of which the attacker's failures never reach.
 
 Also: an account still on the one-time password ``users import`` or ``users password`` printed
 (``FirstSignIn``) is led to the change-password page before any other page
-(``FirstPasswordMiddleware``); a session ends with the browser (no Max-Age) and, on the server,
+(``FirstPasswordMiddleware``; its API token is refused too: ``api``); each sign-in deletes the
+sessions and failures that have expired (``clear_expired``, so the tables stay the size of what is
+live, with no schedule of their own to run); a session ends with the browser (no Max-Age) and, on the server,
 ``SESSION_COOKIE_AGE`` after it was signed in, whatever was done since (``SessionAgeMiddleware``);
 every HTML answer carries a Content-Security-Policy (``PAGE_POLICY``: the portal's own pages and
 forms, inline style, no script) unless the view set a stricter one (reports).
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from importlib import import_module
 
 from django.conf import settings
 from django.contrib import messages
@@ -41,7 +43,7 @@ from django.urls import reverse_lazy
 
 from grader.web import known_browsers
 from grader.web.models import ApiToken, FirstSignIn
-from grader.web.sign_in_limits import MAX_DELAY_S, account_key, address_failed, give_back, reserve
+from grader.web.sign_in_limits import Reservation, account_key, address_failed, forget_old, reserve, settle
 
 SIGNED_IN_AT = "signed_in_at"  # the session's key: when its user signed in (seconds since the epoch)
 PAGE_POLICY = (
@@ -59,24 +61,28 @@ class Held:
 
 
 def _throttled(request, held: Held):
-    context = {"wait": held.wait, "account": held.account, "longest": MAX_DELAY_S}
+    context = {"wait": held.wait, "account": held.account}
     response = render(request, "web/throttled.html", context, status=429)
     response["Retry-After"] = str(held.wait)
     return response
 
 
+def _reserve(request, account: str) -> Reservation:
+    """A password check of ``account`` (``account_key``) counted in advance, or the wait."""
+    return reserve(*known_browsers.budgets(request, account))
+
+
 class SignIn(auth_views.LoginView):
-    """Django's sign-in, held back per account (short, growing delays) and per address (wrong
-    passwords only), with a 429 page that says when to try again."""
+    """Django's sign-in, held back by the budgets of ``sign_in_limits``, with a 429 page that says
+    when to try again."""
 
     template_name = "web/login.html"
     redirect_authenticated_user = True
 
     def post(self, request, *args, **kwargs):
-        budgets = known_browsers.budgets(request, account_key(request.POST.get("username", "")))
-        wait, self.reserved = reserve(budgets)
-        if wait:  # unchecked and uncounted: checking would reveal a right password at full speed
-            return _throttled(request, Held(wait, account=True))
+        self.reserved = _reserve(request, account_key(request.POST.get("username", "")))
+        if self.reserved.wait:  # unchecked and uncounted: checking would reveal a right password at full speed
+            return _throttled(request, Held(self.reserved.wait, account=True))
         answer = super().post(request, *args, **kwargs)
         if request.user.is_authenticated:
             return answer
@@ -84,19 +90,36 @@ class SignIn(auth_views.LoginView):
         return _throttled(request, Held(wait, account=False)) if wait else answer
 
     def form_valid(self, form):
-        give_back(self.reserved)  # the password was right: the attempt counted in advance is no failure
+        settle(self.reserved)  # the password was right: no failure, and its budgets start afresh
         answer = super().form_valid(form)
         known_browsers.remember(answer, form.get_user())
         return answer
 
 
 class FirstPassword(auth_views.PasswordChangeView):
-    """Django's password change; done, the account is no longer on its one-time password."""
+    """Django's password change, its old password checked under the sign-in's budgets; done, the
+    account is no longer on its one-time password."""
 
     template_name = "web/password_change.html"
     success_url = reverse_lazy("home")
 
+    def post(self, request, *args, **kwargs):
+        self.reserved = _reserve(request, f"user:{request.user.pk}")
+        if self.reserved.wait:  # unchecked, as at the sign-in page
+            return _throttled(request, Held(self.reserved.wait, account=True))
+        return super().post(request, *args, **kwargs)
+
+    def form_invalid(self, form):
+        if "old_password" not in form.errors:
+            settle(self.reserved)  # the old password was right (the new one was refused)
+        else:
+            wait = address_failed(self.request)
+            if wait:
+                return _throttled(self.request, Held(wait, account=False))
+        return super().form_invalid(form)
+
     def form_valid(self, form):
+        settle(self.reserved)
         answer = super().form_valid(form)
         FirstSignIn.objects.filter(user=self.request.user).delete()
         # a new password ends what the old one made: another browser's session (Django) and the token
@@ -116,9 +139,19 @@ _FIRST_PASSWORD_OPEN = ("/password/", "/logout/", "/login/")
 
 
 def mark_signed_in(sender, request=None, user=None, **kwargs) -> None:
-    """``user_logged_in``'s receiver: the session remembers when it began (``SessionAgeMiddleware``)."""
+    """``user_logged_in``'s receiver: the session remembers when it began (``SessionAgeMiddleware``),
+    and what has expired is cleared (``clear_expired``)."""
     if request is not None and hasattr(request, "session"):
         request.session[SIGNED_IN_AT] = int(time.time())
+    clear_expired()
+
+
+def clear_expired() -> None:
+    """Delete the sessions past their end (Django's ``clearsessions``) and the failed sign-ins older
+    than every budget's window. Run at each sign-in: sessions are made by sign-ins, so the table
+    holds at most what the sign-ins of one session age left, whether or not anything else runs."""
+    import_module(settings.SESSION_ENGINE).SessionStore.clear_expired()
+    forget_old()
 
 
 class SessionAgeMiddleware:

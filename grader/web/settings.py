@@ -167,6 +167,8 @@ def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tup
             {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
             # the same checks on the password as NFKC reads it, and no blank padding
             {"NAME": "grader.web.password_rules.NormalisedPasswordValidator"},
+            # no word plus a year or a number (nimlab2024, Summer2023!)
+            {"NAME": "grader.web.password_rules.WordAndNumberValidator"},
         ],
         SESSION_COOKIE_SAMESITE="Lax",
         CSRF_COOKIE_SAMESITE="Lax",

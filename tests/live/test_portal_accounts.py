@@ -26,7 +26,9 @@ PASSWORD = "a long enough password 1"
 ACCOUNTS = ("ann", "ben", "cat", "dan", "eve", "gus", "margaret", "teach")
 FREE_FAILURES = 3  # wrong passwords an account's budget takes before its delays (sign_in_limits.FREE_FAILURES)
 KNOWN_ALL_FREE = 10  # the same, for all the account's known browsers together (known_browsers.KNOWN_ALL_FREE)
-LONGEST_WAIT_S = 60  # the most an account's owner waits after the last wrong password (sign_in_limits.MAX_DELAY_S)
+# the most an account waits at an address after its last wrong password there, while it is not under
+# attack (sign_in_limits.MAX_DELAY_S)
+LONGEST_WAIT_S = 60
 # "password" in mathematical Fraktur letters: NFKC reads it as the most common password of all
 FRAKTUR_PASSWORD = "\U0001d52d\U0001d51e\U0001d530\U0001d530\U0001d534\U0001d52c\U0001d52f\U0001d521"
 
@@ -163,15 +165,18 @@ def test_a_room_of_typos_never_refuses_a_right_password(portal):
     assert Visitor(url).sign_in("cat", PASSWORD).status == 302
 
 
-def test_an_attacker_naming_a_student_holds_them_back_a_minute_at_most(portal):
+def test_an_attacker_at_the_students_address_holds_a_new_browser_back_a_minute_at_most(portal):
+    """(Every visitor here comes from 127.0.0.1: the attacker shares the owner's address, as in a
+    lab behind one NAT address; from another address the owner is checked at once, which
+    tests/portal/test_portal_credentials.py shows.)"""
     url, _, tables, _ = portal
     for _ in range(15):  # as fast as the server answers: checked and counted, or held back unchecked
         answer = Visitor(url).sign_in("dan", "guess")
         assert answer.status == 200 or held(answer) <= LONGEST_WAIT_S
     tables.pile_failures(500)  # and a whole night of it
     owner = Visitor(url).sign_in("dan", PASSWORD)
-    wait = held(owner)  # even the right password waits: it is not checked while the account is held
-    assert wait <= LONGEST_WAIT_S and f"never more than {LONGEST_WAIT_S} seconds" in owner.text
+    wait = held(owner)  # even the right password waits: it is not checked while the account is held here
+    assert wait <= LONGEST_WAIT_S and "from another network" in owner.text
     tables.age_failures(wait)  # the owner waits what the page said
     assert Visitor(url).sign_in("dan", PASSWORD).status == 302
 
@@ -186,7 +191,7 @@ def test_an_owner_at_a_browser_they_signed_in_with_gets_in_whatever_an_attacker_
         answer = Visitor(url).sign_in("dan", "guess")
         assert answer.status == 200 or held(answer) <= LONGEST_WAIT_S
     tables.pile_failures(500)
-    assert held(Visitor(url).sign_in("dan", PASSWORD)) <= LONGEST_WAIT_S  # a new browser shares the held budget
+    assert held(Visitor(url).sign_in("dan", PASSWORD)) <= LONGEST_WAIT_S  # a new browser at the address is held
     forged = Visitor(url)
     forged.jar.set_cookie(_altered(owner.jar, "nim_known_browser"))
     assert forged.sign_in("dan", PASSWORD).status == 429  # an altered cookie is no known browser

@@ -28,7 +28,7 @@ import pytest
 pytest.importorskip("django", reason="the portal needs the web extra (Django, Python 3.10+)")
 pytest.importorskip("waitress", reason="the portal needs the web extra (waitress)")
 
-from portal_http import Visitor, file_form  # noqa: E402
+from portal_http import Tables, Visitor, file_form  # noqa: E402
 from support import PROJECT, solution  # noqa: E402
 from test_portal_serve import grader  # noqa: E402
 
@@ -100,6 +100,7 @@ def portal(tmp_path_factory, portal_database):
         for name, browser in browsers.items():
             browser.first_sign_in(name, first[name], PASSWORD)
         # the tokens after the first sign-ins: a password changed by its owner ends the old token
+        Tables(data, db).passwords_chosen()  # the others' too (no token works before)
         tokens = grader("users", "token", *STUDENTS, "--data", str(data), *db)
         assert tokens.returncode == 0, tokens.stderr
         yield {

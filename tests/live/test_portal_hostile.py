@@ -21,6 +21,7 @@ import pytest
 pytest.importorskip("django", reason="the portal needs the web extra (Django, Python 3.10+)")
 pytest.importorskip("waitress", reason="the portal needs the web extra (waitress)")
 
+from portal_http import Tables  # noqa: E402
 from support import PROJECT, solution  # noqa: E402
 from test_portal_serve import hand_in  # noqa: E402
 
@@ -125,6 +126,7 @@ def site(tmp_path_factory, portal_database):
     data, db = folder / "data", portal_database.options()
     (folder / "roster.csv").write_text("username,role\nann,student\n")
     assert grader("users", "import", str(folder / "roster.csv"), "--data", str(data), *db).returncode == 0
+    Tables(data, db).passwords_chosen()  # (no token works before)
     (token,) = re.findall(r"^ann (\S+)$", grader("users", "token", "ann", "--data", str(data), *db).stdout, re.M)
     server, url = start(data, db, "--course", str(course), "--proxy", "127.0.0.1")
     yield url, data, course, token

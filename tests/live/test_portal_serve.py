@@ -73,8 +73,11 @@ def data_with_users(tmp_path, portal_database):
     assert re.search(r"^ann: sign in the first time with the password \S+ and change it at once\.$", made.stdout, re.M)
     again = grader("users", "import", str(roster), "--data", str(data), *db)
     assert "0 accounts created, 3 updated." in again.stderr
+    early = grader("users", "token", "ann", "--data", str(data), *db)
+    assert early.returncode == 0 and "ann is still on the one-time password: no token of theirs works" in early.stderr
+    Tables(data, db).passwords_chosen()  # as if each had signed in and chosen their own
     tokens = grader("users", "token", "ann", "bob", "teach", "--data", str(data), *db)
-    assert tokens.returncode == 0, tokens.stderr
+    assert tokens.returncode == 0 and not tokens.stderr, tokens.stderr
     pairs = dict(line.split() for line in tokens.stdout.splitlines())
     assert set(pairs) == {"ann", "bob", "teach"}
     assert oct(os.stat(data / "secret_key").st_mode & 0o777) == "0o600"
@@ -132,17 +135,20 @@ def test_sign_in_limits_hold_across_a_restart_and_the_proxy_is_believed_alone(da
             except urllib.error.HTTPError as error:
                 assert error.code == status
         assert [sign_in(url, "ann", "wrong", "10.1.1.1") for _ in range(4)] == [200] * 4  # checked, counted
-        tables.pile_failures(20)  # ann's account at its longest delay
+        tables.pile_failures(20)  # ann's account at 10.1.1.1 at its longest delay
         tables.pile_failures(60, address=True)  # and 10.1.1.1 over its bound
-        assert sign_in(url, "ann", "wrong", "10.1.1.2") == 429  # ann's account is held, from anywhere
+        assert sign_in(url, "ann", "wrong", "10.1.1.1") == 429  # ann's account is held at that address
+        assert sign_in(url, "ann", "wrong", "10.1.1.2") == 200  # and checked at another
         assert sign_in(url, "teach", "wrong", "10.1.1.1") == 429  # that address's wrong passwords are held back
         assert sign_in(url, "teach", "wrong", "10.1.1.2") == 200  # another client behind the proxy is not
+        assert [sign_in(url, "ann", "wrong") for _ in range(4)] == [200] * 4  # the proxy's own address
+        tables.pile_failures(20)  # ann's account at 127.0.0.1 at its longest delay
     finally:
         server.send_signal(signal.SIGTERM)
         assert server.wait(timeout=60) == 0
     server, url = start(data, *db)  # no proxy now: a forwarded address is nobody's word
     try:
-        assert sign_in(url, "ann", "wrong", "10.9.9.9") == 429  # ann's failures outlived the restart
+        assert sign_in(url, "ann", "wrong", "10.9.9.9") == 429  # from 127.0.0.1: its failures outlived the restart
         assert [sign_in(url, f"user{n}", "wrong", f"10.2.2.{n}") for n in range(5)] == [200] * 5
         tables.pile_failures(60, address=True)  # the address of the latest failure over its bound
         assert sign_in(url, "x", "wrong", "10.3.3.3") == 429  # all from 127.0.0.1, whatever the header said

@@ -25,7 +25,7 @@ import pytest
 pytest.importorskip("django", reason="the portal needs the web extra (Django, Python 3.10+)")
 pytest.importorskip("waitress", reason="the portal needs the web extra (waitress)")
 
-from portal_http import Visitor  # noqa: E402
+from portal_http import Tables, Visitor  # noqa: E402
 from support import PROJECT, solution  # noqa: E402
 from test_portal_serve import hand_in, request  # noqa: E402
 
@@ -54,6 +54,7 @@ def site(tmp_path_factory, portal_database):
     made = grader("users", "import", str(roster), "--data", str(data), "--course", str(course), *db)
     assert made.returncode == 0, made.stderr
     first = dict(re.findall(r"^(\S+): sign in the first time with the password (\S+) ", made.stdout, re.M))
+    Tables(data, db).passwords_chosen()  # (the tokens work once the one-time passwords are replaced)
     tokens = dict(
         line.split() for line in grader("users", "token", "ann", "teach", "--data", str(data), *db).stdout.splitlines()
     )

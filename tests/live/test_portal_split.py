@@ -19,6 +19,7 @@ import pytest
 pytest.importorskip("django", reason="the portal needs the web extra (Django, Python 3.10+)")
 pytest.importorskip("waitress", reason="the portal needs the web extra (waitress)")
 
+from portal_http import Tables  # noqa: E402
 from support import PROJECT, solution  # noqa: E402
 from test_portal_serve import grader, hand_in  # noqa: E402
 
@@ -77,6 +78,7 @@ def database(request, tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text("username,role\n" + "".join(f"{s},student\n" for s in STUDENTS))
     assert grader("users", "import", str(roster), "--data", str(data), *options).returncode == 0
+    Tables(data, options).passwords_chosen()  # (no token works before)
     made = grader("users", "token", *STUDENTS, "--data", str(data), *options)
     assert made.returncode == 0, made.stderr
     return data, options, dict(line.split() for line in made.stdout.splitlines())

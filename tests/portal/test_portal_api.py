@@ -28,6 +28,9 @@ def portal(tmp_path_factory):
     roster_file = tmp_path_factory.mktemp("roster") / "roster.csv"
     roster_file.write_text("username,role,name\nann,student,Ann A\nben,student,Ben B\nteach,instructor,T\n")
     roster.import_roster(roster_file)
+    from grader.web.models import FirstSignIn
+
+    FirstSignIn.objects.all().delete()  # these have chosen their password (no token works before)
     tokens = dict(roster.new_tokens(["ann", "ben", "teach"]))
     return Client(), tokens
 
@@ -216,6 +219,7 @@ def test_a_roster_creates_accounts_once_and_tokens_replace_each_other(portal, tm
 
     from grader.errors import UsageError
     from grader.web import roster
+    from grader.web.models import FirstSignIn
 
     path = tmp_path / "r.csv"
     path.write_text("username,role\ncid,student\nann,instructor\n")
@@ -228,6 +232,8 @@ def test_a_roster_creates_accounts_once_and_tokens_replace_each_other(portal, tm
     ((_, old),) = roster.new_tokens(["cid"])
     ((_, new),) = roster.new_tokens(["cid"])
     assert call(portal, "get", "/api/tasks", token=old).status_code == 401
+    assert call(portal, "get", "/api/tasks", token=new).status_code == 403  # cid's password is the one-time one
+    FirstSignIn.objects.filter(user__username="cid").delete()
     assert call(portal, "get", "/api/tasks", token=new).status_code == 200
     path.write_text("user,kind\nx,y\n")
     with pytest.raises(UsageError, match="header row must name username and role"):
