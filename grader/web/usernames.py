@@ -37,19 +37,19 @@ def sign_in_problem(name: str) -> str:
     """Why ``name`` cannot be an account's name (it could not sign in, or names no folder), or ""."""
     if not name:
         return "the username is empty."
-    if len(name) > MAX_USERNAME:
-        return f"the username {shown(name[:40])}... is longer than {MAX_USERNAME} characters."
     typed = unicodedata.normalize("NFKC", name)
-    if typed != name and (_keeps_characters(typed) or _keeps_characters(name)):
+    if typed != name and len(name) <= MAX_USERNAME and (_keeps_characters(typed) or _keeps_characters(name)):
         return (  # (said first: "write" names a name that keeps the rules, e.g. é for e and its accent)
             f"the username {shown(name)} could never sign in: the sign-in page reads what is typed as {typed!r} "
             "(wide, ligature, accent or other compatibility characters are read as their plain form): "
             f"write {shown(typed)}."
         )
-    if not _keeps_characters(name):
+    if not _keeps_characters(name) or len(name) > MAX_USERNAME:
+        named = shown(name) if len(name) <= 40 else shown(name[:40]) + "..."
         return (
-            f"the username {shown(name)} may hold only letters, digits and @ . + - _ (no space, no invisible "
-            "character; not only dots): it is typed at the sign-in page and names the student's folder in exports."
+            f"the username {named} may hold only letters, digits and @ . + - _ (at most {MAX_USERNAME}; no space, "
+            "no invisible character; not only dots): it is typed at the sign-in page and names the student's "
+            "folder in exports."
         )
     return ""
 
