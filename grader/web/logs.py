@@ -46,7 +46,9 @@ class SharedRotatingFileHandler(RotatingFileHandler):
 
     def _open(self):
         # never through a link planted in the folder: root would append to whatever it names
-        descriptor = os.open(self.baseFilename, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        # (nor wait on a named pipe: O_NONBLOCK fails at once where no one reads one)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK
+        descriptor = os.open(self.baseFilename, flags, 0o600)
         return os.fdopen(descriptor, "a", encoding="utf-8", errors="backslashreplace")
 
     def _moved(self) -> bool:
@@ -63,7 +65,7 @@ class SharedRotatingFileHandler(RotatingFileHandler):
     def emit(self, record: logging.LogRecord) -> None:
         try:
             if self._lock_fd < 0:  # opened at the first write (and again after a close: a late record)
-                self._lock_fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+                self._lock_fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
             fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
         except OSError:
             self.handleError(record)
@@ -89,9 +91,10 @@ def _formatter(pattern: str) -> logging.Formatter:
     return formatter
 
 
-def _private_folder(folder: Path) -> None:
-    """``folder`` made (or kept) readable by the portal's user alone, with its log files; a link or
-    another user's file there is refused (``private_files``): root must not write through it."""
+def private_logs(folder: Path) -> None:
+    """``folder`` made (or kept) readable by the portal's user alone, with its log files; a link,
+    another user's file, one others may write to, or a named pipe there is refused (``private_files``):
+    root must not write through it, and a start-up must not wait on it."""
     private_folder(folder)
     for path in folder.iterdir():
         private_file(path)
@@ -101,7 +104,7 @@ def setup(data: Path, kind: str) -> Path:
     """Send this process's access and error records to ``DATA/logs/``; returns that folder. ``kind``
     names the process in its start line (``serve``, ``dispatch``, ...)."""
     folder = data / "logs"
-    _private_folder(folder)
+    private_logs(folder)
     lock = folder / ".lock"
     access = SharedRotatingFileHandler(folder / "access.log", lock)
     access.setFormatter(_formatter("%(asctime)s %(message)s"))

@@ -8,13 +8,17 @@ nothing is imported). A re-import sets them again where the roster has the colum
 clears it) and keeps them where it has none. Out: the accounts created or updated (never
 duplicated), and for each new one the sentence that tells its owner how to sign in the first time:
 a one-time password they change at once (``FirstSignIn`` marks it). Tokens are printed once and kept hashed.
+
+A roster is clean before anything of it is imported (``usernames``): every name can be typed at the
+sign-in page as it is, and no two names, in the roster or among the existing accounts, are one
+student to a person or a case-insensitive disk (``Bob`` and ``bob``, ``ｂｏｂ`` and ``bob``); a name
+that breaks either is a sentence naming its line (and the other name), and nothing is imported.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,11 +31,10 @@ from django.db import transaction
 
 from grader.errors import UsageError
 from grader.web.models import ApiToken, FirstSignIn
+from grader.web.usernames import same_key, shown, sign_in_problem
 
 ROLES = ("student", "instructor")
-# Django's own rule for usernames (its UnicodeUsernameValidator), checked here since accounts are
-# made directly: a username names a folder in the Gradescope zip and an address on the pages.
-_USERNAME = re.compile(r"[\w.@+-]{1,150}")
+_LINE = " line"  # a row's line in the file, kept beside its cells (a header is stripped: no column has this name)
 MAX_ROSTER_BYTES = 4 * 1024 * 1024
 MAX_NAME = 150  # Django's first_name and last_name hold 150 each: a name this long fits either way
 MAX_EMAIL = 254  # Django's EmailField
@@ -64,20 +67,52 @@ def _rows(path: Path) -> List[dict]:
     rows = []
     for line, row in enumerate(reader, start=2):
         clean = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items() if isinstance(v, str)}
-        if not clean.get("username"):
-            raise UsageError(f"{path}, line {line}: the username is empty.")
-        if not _USERNAME.fullmatch(clean["username"]) or set(clean["username"]) == {"."}:
-            raise UsageError(
-                f"{path}, line {line}: the username {clean['username']!r} may hold only letters, digits and "
-                "@ . + - _ (at most 150; not only dots): it names the student's folder in exports and pages."
-            )
+        # (Django's own username rule, and what its sign-in form reads: accounts are made directly)
+        problem = sign_in_problem(clean.get("username", ""))
+        if problem:
+            raise UsageError(f"{path}, line {line}: {problem}")
         if clean.get("role", "").lower() not in ROLES:
             raise UsageError(f"{path}, line {line}: the role must be student or instructor, not {clean.get('role')!r}.")
         problem = _name_or_email_problem(clean)
         if problem:
             raise UsageError(f"{path}, line {line}: {problem}")
+        clean[_LINE] = str(line)
         rows.append(clean)
     return rows
+
+
+def _apart(path: Path, rows: List[dict]) -> None:
+    """``UsageError`` naming both names when two rows, or a row and an existing account of another
+    name, are one student under ``same_key``; an existing account's own name updates it."""
+    seen: dict = {}
+    for row in rows:
+        name, line = row["username"], row[_LINE]
+        other = seen.setdefault(same_key(name), row)
+        if other is not row and other["username"] == name:
+            raise UsageError(f"{path}, lines {other[_LINE]} and {line} both name {shown(name)}: remove one of them.")
+        if other is not row:
+            raise UsageError(
+                f"{path}, lines {other[_LINE]} and {line}: the usernames {shown(other['username'])} and {shown(name)} "
+                f"{_ONE}: give one of them another name."
+            )
+    existing: dict = {}
+    for name in get_user_model().objects.values_list("username", flat=True):
+        existing.setdefault(same_key(name), set()).add(name)
+    for row in rows:
+        name = row["username"]
+        others = existing.get(same_key(name), set())
+        if others and name not in others:
+            other = sorted(others)[0]
+            raise UsageError(
+                f"{path}, line {row[_LINE]}: the username {shown(name)} and the existing account {shown(other)} "
+                f"{_ONE}: write {shown(other)} to update that account, or give the new one another name."
+            )
+
+
+_ONE = (
+    "are one student to a person and to a case-insensitive disk (the Gradescope zip's folders): they differ "
+    "only in letter case or in the width or form of their characters"
+)
 
 
 def _name_or_email_problem(row: dict) -> str:
@@ -101,6 +136,7 @@ def import_roster(path: Path) -> RosterOutcome:
     created, updated = [], []
     rows = _rows(path)
     with transaction.atomic():
+        _apart(path, rows)  # (inside: an account made meanwhile by another import is seen)
         for row in rows:
             user, new = users.objects.get_or_create(username=row["username"])
             user.is_staff = row["role"].lower() == "instructor"

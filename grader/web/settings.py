@@ -1,7 +1,8 @@
 """Django's settings for a portal whose state lives in one folder (``--data``).
 
 In: the data folder, the course folder, an optional database URL. Out: Django configured and set
-up in this process (``configure``). The data folder is made 0700 whatever existed. The secret key
+up in this process (``configure``). The data folder is made 0700, and nothing planted in it is
+adopted or waited on (``private_data``). The secret key
 is made once and kept in ``DATA/secret_key`` (0600); the database is ``DATA/portal.sqlite3`` (0600;
 WAL, immediate transactions, so that claiming a submission is one writer at a time) unless a URL
 names another.
@@ -45,10 +46,12 @@ def _secret_key(data: Path) -> str:
         return key
 
 
-def _private(data: Path, db_url: Optional[str]) -> None:
-    """``data`` made readable by the portal's user alone (0700), whatever existed, and its SQLite
-    database 0600 (made empty so, before SQLite opens it: its -wal and -shm files take its mode);
-    a folder or file of another user, or a link planted inside, is refused (``private_files``)."""
+def private_data(data: Path, db_url: Optional[str]) -> None:
+    """``data`` made readable by the portal's user alone (0700), and its SQLite database 0600 (made
+    empty so, before SQLite opens it: its -wal and -shm files take its mode), before anything in it
+    is opened: a folder or file of another user, one others may write to, a link, or a named pipe,
+    socket or device where a file belongs is refused with a sentence, never waited on (``private_files``).
+    The check every start-up makes (``serve``, ``dispatch``, the WSGI module, ``users``)."""
     private_folder(data, top=True)
     if not db_url:
         private_file(data / DATABASE_FILE, create=True)
@@ -104,7 +107,7 @@ def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tup
 
     if settings.configured:
         return
-    _private(data, db_url)
+    private_data(data, db_url)
     settings.configure(
         SECRET_KEY=_secret_key(data),
         DEBUG=False,

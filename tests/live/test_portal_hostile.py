@@ -1,7 +1,7 @@
 """The portal against what a hostile user or a careless course does to it, in processes of its own:
-a data folder planted before the first start (another user's, links inside), NUL characters in any
-field (PostgreSQL refuses them), a course's ``checkers.py`` that calls ``sys.exit``, requests made
-to fill the error log, a forwarded address made to forge access-log fields.
+a data folder planted before the first start (another user's, links or a named pipe inside), NUL
+characters in any field (PostgreSQL refuses them), a course's ``checkers.py`` that calls
+``sys.exit``, requests made to fill the error log, a forwarded address made to forge access-log fields.
 """
 
 from __future__ import annotations
@@ -97,6 +97,17 @@ def test_a_log_file_planted_as_a_link_is_refused(tmp_path, roster):
     served = grader("serve", "--data", str(data), "--port", "0", "--allow-unprotected", timeout=60)
     assert served.returncode == 2 and "access.log is a symbolic link" in served.stderr, served.stderr
     assert target.read_text() == "" and oct(target.stat().st_mode & 0o777) == "0o644"
+
+
+def test_a_named_pipe_planted_as_the_secret_key_is_refused_and_never_waited_on(tmp_path, roster):
+    data = tmp_path / "data"
+    assert grader("users", "import", str(roster), "--data", str(data)).returncode == 0
+    (data / "secret_key").unlink()
+    os.mkfifo(data / "secret_key", 0o600)
+    # (before the fix: serve waited for a writer to the pipe, and this timed out)
+    served = grader("serve", "--data", str(data), "--port", "0", "--allow-unprotected", timeout=60)
+    assert served.returncode == 2, served.stderr
+    assert f"{data / 'secret_key'} is a named pipe (FIFO), not a plain file" in served.stderr, served.stderr
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a folder to another user")

@@ -1,0 +1,114 @@
+"""What a username may be, when two are one, and the folder each student gets in an export.
+
+In: usernames (from a roster, or the accounts already in the database). Out:
+- ``sign_in_problem``: the sentence saying why a name could never be typed at the sign-in page,
+  or "". The sign-in form (Django's ``AuthenticationForm``) strips the name and reads it as NFKC
+  makes it (``ｂｏｂ``, fullwidth, is read as ``bob``; ``ﬁ`` as ``fi``), then looks for that exact
+  name: an account whose name NFKC changes can never sign in. Whitespace and control or invisible
+  characters are refused by the character rule (Django's ``UnicodeUsernameValidator``: letters,
+  digits and ``@ . + - _``).
+- ``same_key``: the key under which two names are one student to a person or a disk: NFKC, then
+  Unicode case folding, then NFKC again (``Bob``, ``bob``, ``ＢＯＢ``; ``Straße`` and ``STRASSE``).
+  A case-insensitive file system (macOS, Windows) keeps one folder of a zip for such names.
+- ``export_folders``: a folder name for every username, no two the same as a disk compares them
+  (``same_key``, and Windows drops a name's trailing dots) and each one plain folder name (never
+  ``..``, a separator, a control character, or a name Windows keeps for a device: ``con``, ``nul``),
+  so an export unpacked on any disk keeps every student apart, even for accounts that predate the
+  roster's rules.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Dict, Iterable
+
+MAX_USERNAME = 150  # Django's username field
+# Django's UnicodeUsernameValidator's characters: \w is Unicode letters, digits and _, so no
+# whitespace, control, format (invisible) or combining character passes.
+_CHARACTERS = re.compile(r"[\w.@+-]+")
+_NOT_ALLOWED = re.compile(r"[^\w.@+-]")
+_MAX_FOLDER = 100  # of a folder made from a name that breaks the rules (before its ``~N``)
+# Names Windows gives to devices, whatever follows a dot: a folder ``nul`` cannot be made there.
+_DEVICES = {"con", "prn", "aux", "nul", *(f"com{n}" for n in range(10)), *(f"lpt{n}" for n in range(10))}
+
+
+def sign_in_problem(name: str) -> str:
+    """Why ``name`` cannot be an account's name (it could not sign in, or names no folder), or ""."""
+    if not name:
+        return "the username is empty."
+    typed = unicodedata.normalize("NFKC", name)
+    if typed != name and len(name) <= MAX_USERNAME and (_keeps_characters(typed) or _keeps_characters(name)):
+        return (  # (said first: "write" names a name that keeps the rules, e.g. é for e and its accent)
+            f"the username {shown(name)} could never sign in: the sign-in page reads what is typed as {typed!r} "
+            "(wide, ligature, accent or other compatibility characters are read as their plain form): "
+            f"write {shown(typed)}."
+        )
+    if not _keeps_characters(name) or len(name) > MAX_USERNAME:
+        named = shown(name) if len(name) <= 40 else shown(name[:40]) + "..."
+        return (
+            f"the username {named} may hold only letters, digits and @ . + - _ (at most {MAX_USERNAME}; no space, "
+            "no invisible character; not only dots): it is typed at the sign-in page and names the student's "
+            "folder in exports."
+        )
+    return ""
+
+
+def shown(name: str) -> str:
+    """``name`` quoted, and with its code points when it holds others than ASCII (``é`` may be one
+    character or two; ``ｂ`` and ``b`` look alike)."""
+    return repr(name) if name.isascii() else f"{name!r} ({ascii(name)})"
+
+
+def _keeps_characters(name: str) -> bool:
+    return bool(_CHARACTERS.fullmatch(name)) and set(name) != {"."}
+
+
+def same_key(name: str) -> str:
+    """The key two names share when a person or a case-insensitive disk takes them for one."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
+def _folder_key(folder: str) -> str:
+    """The key under which two folder names are one folder on some disk (Windows drops trailing dots)."""
+    return same_key(folder).rstrip(".")
+
+
+def _own_folder(name: str) -> bool:
+    """Whether ``name`` may be a folder of its own name: it keeps the rules and names no device."""
+    return not sign_in_problem(name) and same_key(name).split(".")[0] not in _DEVICES
+
+
+def _plain(name: str) -> str:
+    """A folder name made from a name that may not be its own: its NFKC form with every character
+    outside the rule's set as ``_``, at most ``_MAX_FOLDER`` characters, and ``_`` before it when
+    it would be only dots or a device's name."""
+    plain = _NOT_ALLOWED.sub("_", unicodedata.normalize("NFKC", name))[:_MAX_FOLDER]
+    only_dots = set(plain) <= {"."}  # (or empty)
+    return "_" + plain if only_dots or same_key(plain).split(".")[0] in _DEVICES else plain
+
+
+def export_folders(usernames: Iterable[str], reserved: Iterable[str] = ()) -> Dict[str, str]:
+    """A folder name for each of ``usernames``, by username. A name that keeps the rules, names no
+    device and is the first (in code point order) of its folder key is its own folder; any other
+    gets its plain form with ``~2``, ``~3``... (``~`` is in no username that keeps the rules, so it
+    takes no one's name; a device's name gets ``_`` before it: ``_con``). No folder is one of
+    ``reserved`` (the export's own files)."""
+    names = sorted(set(usernames))
+    folders: Dict[str, str] = {}
+    taken = {_folder_key(name) for name in reserved}
+    for name in names:  # first the names that keep the rules: they keep their own folders
+        if _own_folder(name) and _folder_key(name) not in taken:
+            folders[name] = name
+            taken.add(_folder_key(name))
+    for name in names:
+        if name in folders:
+            continue
+        base, number = _plain(name), 1
+        folder = base
+        while _folder_key(folder) in taken:
+            number += 1
+            folder = f"{base}~{number}"
+        folders[name] = folder
+        taken.add(_folder_key(folder))
+    return folders
