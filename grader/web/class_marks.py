@@ -3,7 +3,8 @@
 
 In: the database's submissions, the course's tasks, its choice of marks (``policies``), each task's
 late rule and each instructor's adjustment. Out: the submission that counts and its ``Standing``
-per student and task (``counted_work``, by ``counting.pick``, the one rule), then each student's
+per student and task (``counted_work``, by ``counting.pick``, the one rule, over the few rows the
+database finds any rule may pick: a bounded read per student and task, whatever their history), then each student's
 ``TaskResult`` per task read from the task records the rows keep (``row_records``; "not handed in"
 where none is graded yet, every student of the roster), and ``StudentMarks`` and a ``CaseTally``
 per case made from them by ``grade``'s own functions (``marks_of`` applies the standing), so the
@@ -16,6 +17,8 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from django.contrib.auth import get_user_model
+from django.db.models import F, Value, Window
+from django.db.models.functions import Coalesce, RowNumber
 
 from grader.counting import BEST, Adjusted, Graded, LateRule, Standing, counted_points, pick, standing
 from grader.marks import CaseTally, StudentMarks, Tallies, marks_of
@@ -49,22 +52,48 @@ def adjustments(student=None, task_id: Optional[str] = None) -> Dict[Tuple[str, 
     return {(a.student.username, a.task): Adjusted(a.points, a.comment) for a in found}
 
 
-def counted_work(student=None, task_id: Optional[str] = None) -> Dict[Tuple[str, str], Counted]:
+# The columns ``counting.pick`` needs of a graded row: no record, no file (read for the rows shown only)
+PICKED = ("id", "student_id", "task", "score", "late", "chosen")
+
+
+def _candidates(rows) -> List[Submission]:
+    """Of the graded ``rows``, those any rule may pick, found in the database: per student, task
+    and lateness, the latest, the latest chosen one and the latest of the best score (window
+    functions, one query each). ``pick`` over these gives what it gives over every row, since each
+    rule picks the latest, the latest chosen or the latest best of those that may count, and late
+    work may count or not only as a whole; so a page reads a bounded number of rows per student
+    and task, however many they handed in. Only the ``PICKED`` columns are read."""
+    group = [F("student_id"), F("task"), F("late")]
+    orders = (
+        [F("id").desc()],
+        [F("chosen").desc(), F("id").desc()],
+        [Coalesce(F("score"), Value(0.0)).desc(), F("id").desc()],
+    )
+    found: Dict[int, Submission] = {}
+    for order in orders:
+        ranked = rows.annotate(rank=Window(RowNumber(), partition_by=group, order_by=order))
+        for row in ranked.filter(rank=1).only(*PICKED):
+            found.setdefault(row.id, row)
+    return sorted(found.values(), key=lambda row: row.id)
+
+
+def counted_work(student=None, task_id: Optional[str] = None, full: bool = True) -> Dict[Tuple[str, str], Counted]:
     """Every (username, task) with a graded submission or an adjustment, and how it counts; with
     ``student``, theirs only; with ``task_id``, that task's only (a regrade reads no other task's
-    records)."""
+    records). The rows are picked among ``_candidates`` (a bounded number per student and task);
+    only those shown (``row``, ``better``) are read whole (without the file and the page), and with
+    ``full`` False not even those (their ``PICKED`` columns: a regrade needs their ids only)."""
     rows = Submission.objects.filter(status=DONE)
     rows = rows if student is None else rows.filter(student=student)
     rows = rows if task_id is None else rows.filter(task=task_id)
+    names = dict(get_user_model().objects.values_list("id", "username"))
     grouped: Dict[Tuple[str, str], List[Submission]] = {}
-    for row in rows.select_related("student").defer("data", "report").order_by("id"):
-        grouped.setdefault((row.student.username, row.task), []).append(row)
+    for row in _candidates(rows):
+        grouped.setdefault((names[row.student_id], row.task), []).append(row)
     rules, changes, choice = late_rules(), adjustments(student, task_id), marks_from()
-    found = {}
+    picked: Dict[Tuple[str, str], Tuple[Optional[int], Optional[int], Standing]] = {}
     for key in sorted(set(grouped) | set(changes)):
-        kept = grouped.get(key, [])
-        by_id = {row.id: row for row in kept}
-        graded = [Graded(row.id, row.score or 0.0, row.late, row.chosen) for row in kept]
+        graded = [Graded(row.id, row.score or 0.0, row.late, row.chosen) for row in grouped.get(key, [])]
         rule = rules.get(key[1], LateRule())
         counts = pick(graded, choice, rule)
         top = pick(graded, BEST, rule)
@@ -72,12 +101,25 @@ def counted_work(student=None, task_id: Optional[str] = None) -> Dict[Tuple[str,
         if better is not None and counts is not None and counted_points(better, rule) <= counted_points(counts, rule):
             better = None
         shown = counts if counts is not None else (graded[-1] if graded else None)
-        found[key] = Counted(
-            row=by_id[shown.number] if shown is not None else None,
-            standing=standing(graded, counts, rule, changes.get(key)),
-            better=by_id[better.number] if better is not None else None,
+        picked[key] = (
+            shown.number if shown is not None else None,
+            better.number if better is not None else None,
+            standing(graded, counts, rule, changes.get(key)),
         )
-    return found
+    wanted = {number for shown, better, _ in picked.values() for number in (shown, better) if number is not None}
+    if full:
+        read = Submission.objects.filter(id__in=sorted(wanted)).defer("data", "report")
+    else:
+        read = Submission.objects.filter(id__in=sorted(wanted)).only(*PICKED)
+    by_id = {row.id: row for row in read}
+    return {
+        key: Counted(
+            row=by_id[shown] if shown is not None else None,
+            standing=standing_now,
+            better=by_id[better] if better is not None else None,
+        )
+        for key, (shown, better, standing_now) in picked.items()
+    }
 
 
 def _row(counted: Optional[Counted]):

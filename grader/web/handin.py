@@ -5,8 +5,10 @@ other exercise files (``uses_files``) any of those sent with it (``working_game.
 ``ui.py``: ``companions``); an instructor's regrade of a task. Out: a ``HandIn`` (the new row, or
 the HTTP status and the sentence that says why not: 400 unknown task, no file, or a file not to
 grade (not text, or another task's file: ``submission.wrong_file``), or a file sent with it that
-the task does not take (``companions``), 413 over the grader's size limit, 429 too soon, too often
-or too many waiting to be graded, with the seconds to wait) and, for a regrade, how many submissions are
+the task does not take (``companions``), 413 over the grader's size limit or over the bytes the
+student's hand-ins may keep (their files and those sent with them: ``stored_bytes``), 429 too soon,
+too often in all or in the last hour, or too many waiting to be graded, with the seconds to wait;
+a task no instructor set has the default budgets, ``policies.policy_for``) and, for a regrade, how many submissions are
 graded again (``regrade_ids``: which, so that the instructor's page says how many before: each
 student's latest and the one that counts for them; when the best counts, every graded one too,
 since new cases may make another the best). Each
@@ -40,10 +42,20 @@ from grader.web import companions as others
 from grader.web.class_marks import counted_work
 from grader.web.course_state import course, course_tasks
 from grader.web.models import BEST, CHOSEN, DONE, LATEST, Submission, TaskPolicy
-from grader.web.policies import deadline_for, marks_from, max_waiting, waiting_count
+from grader.web.policies import (
+    deadline_for,
+    marks_from,
+    max_stored_bytes,
+    max_waiting,
+    mebibytes,
+    policy_for,
+    stored_bytes,
+    waiting_count,
+)
 
 # When to try again after a refusal for too many waiting (a guess: a grading takes seconds).
 WAITING_RETRY_S = 10
+HOUR = timedelta(hours=1)  # the window of a task's hourly budget
 
 
 @dataclass(frozen=True)
@@ -56,20 +68,59 @@ class HandIn:
     retry_after: int = 0  # seconds, with a 429 for "too soon"
 
 
-def _too_soon(policy, student, task, now) -> int:
-    """Seconds to wait before this student may hand in this task again, 0 when they may, -1 never."""
-    if policy is None:
-        return 0
+def _too_soon(policy: TaskPolicy, student, task, now) -> Tuple[int, str]:
+    """(seconds to wait, why) before this student may hand in this task again: (0, "") when they
+    may, (-1, why) never (the task's count is spent)."""
     mine = Submission.objects.filter(student=student, task=task)
     if policy.max_count is not None and mine.count() >= policy.max_count:
-        return -1
+        return -1, f"you have handed in {task} the {plural(policy.max_count, 'time')} allowed"
+    if policy.max_per_hour is not None:
+        hour = mine.filter(submitted_at__gt=now - HOUR).order_by("-submitted_at")
+        # the hand-in that must leave the window before another fits in it
+        edge = next(
+            iter(hour.values_list("submitted_at", flat=True)[policy.max_per_hour - 1 : policy.max_per_hour]), None
+        )
+        if edge is not None:
+            wait = max(1, math.ceil((edge + HOUR - now).total_seconds()))
+            return wait, (
+                f"you have handed in {task} {plural(policy.max_per_hour, 'time')} in the last hour, as many as "
+                f"the course allows; hand it in again in {wait} s (meanwhile, `check` on your own machine "
+                "runs the public cases as often as you like)"
+            )
     if policy.min_interval_s:
         last = mine.order_by("-submitted_at").values_list("submitted_at", flat=True).first()
         if last is not None:
-            wait = (last + timedelta(seconds=policy.min_interval_s) - now).total_seconds()
-            if wait > 0:
-                return max(1, math.ceil(wait))
-    return 0
+            wait_s = (last + timedelta(seconds=policy.min_interval_s) - now).total_seconds()
+            if wait_s > 0:
+                wait = max(1, math.ceil(wait_s))
+                return wait, f"hand in {task} again in {wait} s"
+    return 0, ""
+
+
+def _over_budget(student, task_id: str, kept: int) -> Optional[HandIn]:
+    """The refusal of a hand-in that would keep ``kept`` more bytes for ``student`` or wait with too
+    many of theirs (None when it fits): 413 past the bytes their hand-ins may keep, 429 past the
+    submissions that may wait to be graded at once. Inside the transaction that holds the student."""
+    bound = max_waiting()
+    waiting = waiting_count(student) if bound else 0
+    if bound and waiting >= bound:
+        return HandIn(
+            status=429,
+            message=f"you have {plural(waiting, 'submission')} waiting to be graded "
+            f"(at most {bound} may wait at once); hand in again when one is done",
+            retry_after=WAITING_RETRY_S,
+        )
+    limit = max_stored_bytes()
+    if limit:
+        before = stored_bytes(student)
+        if before + kept > limit:
+            return HandIn(
+                status=413,
+                message=f"your hand-ins keep {mebibytes(before)} and this one {mebibytes(kept)}, over the "
+                f"{mebibytes(limit)} one student's hand-ins may keep: an exercise file is a few kB, so hand "
+                f"in {task_id}.py without what made it large, or ask your instructor to raise the limit",
+            )
+    return None
 
 
 def hold(student) -> None:
@@ -128,23 +179,14 @@ def hand_in(
         hold(student)
         now = arrived
         # locked: a deadline changed meanwhile waits for this row, then marks it by the new deadline
-        policy = TaskPolicy.objects.select_for_update().filter(task=task_id).first()
-        wait = _too_soon(policy, student, task_id, now)
-        if wait < 0:
-            return HandIn(
-                status=429, message=f"you have handed in {task_id} the {plural(policy.max_count, 'time')} allowed"
-            )
-        if wait > 0:
-            return HandIn(status=429, message=f"hand in {task_id} again in {wait} s", retry_after=wait)
-        bound = max_waiting()
-        waiting = waiting_count(student) if bound else 0
-        if bound and waiting >= bound:
-            return HandIn(
-                status=429,
-                message=f"you have {plural(waiting, 'submission')} waiting to be graded "
-                f"(at most {bound} may wait at once); hand in again when one is done",
-                retry_after=WAITING_RETRY_S,
-            )
+        policy = policy_for(task_id, lock=True)
+        wait, why = _too_soon(policy, student, task_id, now)
+        if wait:
+            return HandIn(status=429, message=why, retry_after=max(wait, 0))
+        kept = len(data) + sum(len(other) for other in files.values())
+        over = _over_budget(student, task_id, kept)
+        if over is not None:
+            return over
         row = Submission.objects.create(
             student=student,
             task=task_id,
@@ -153,6 +195,7 @@ def hand_in(
             sha256=Submission.digest(data),
             submitted_at=now,
             late=_late(student, task_id, policy, now),
+            stored_bytes=kept,
         )
         others.store(row, files)
     return HandIn(row=row)
@@ -175,7 +218,7 @@ def counted_ids(task_id: str) -> set:
     """The ids of the submission of ``task_id`` that counts for each student now (``counted_work``).
     Under "latest" it is not always the latest: when late work does not count, the latest on-time
     one counts; when the latest could not be graded, the latest graded one does."""
-    return {c.row.id for c in counted_work(task_id=task_id).values() if c.row is not None}
+    return {c.row.id for c in counted_work(task_id=task_id, full=False).values() if c.row is not None}
 
 
 def regrade_ids(task_id: str) -> list:

@@ -51,6 +51,8 @@ class Submission(models.Model):
     error = models.TextField(blank=True)
     # the student chose this one to count for the task (where the course lets students choose)
     chosen = models.BooleanField(default=False)
+    # bytes this hand-in keeps: its file and the files sent with it (the student's storage budget)
+    stored_bytes = models.PositiveBigIntegerField(default=0)
 
     class Meta:
         indexes = [
@@ -94,12 +96,23 @@ class SubmissionFile(models.Model):
         constraints = [models.UniqueConstraint(fields=["submission", "name"], name="one_file_per_name")]
 
 
+# A task's budgets when no instructor set them (a task with no ``TaskPolicy`` row has these too): a
+# new course is safe without configuration. Enough for a student who hands in after every change in
+# a lab session, few enough that no script can hand in thousands of probes (docs/portal.md).
+MAX_COUNT_PER_TASK = 100  # hand-ins of one task by one student
+MAX_PER_HOUR = 20  # hand-ins of one task by one student in any hour
+
+
 class TaskPolicy(models.Model):
-    """How often a task may be handed in, and until when it counts as on time."""
+    """How often a task may be handed in, and until when it counts as on time. An unsaved
+    ``TaskPolicy(task=...)`` is the policy of a task no instructor set: the defaults."""
 
     task = models.CharField(max_length=64, unique=True)
     min_interval_s = models.PositiveIntegerField(default=0)  # between two submissions of one student
-    max_count = models.PositiveIntegerField(null=True, blank=True)  # per student; None: no limit
+    # per student; None: no limit
+    max_count = models.PositiveIntegerField(null=True, blank=True, default=MAX_COUNT_PER_TASK)
+    # per student in any 60 minutes (a sliding window); None: no limit
+    max_per_hour = models.PositiveIntegerField(null=True, blank=True, default=MAX_PER_HOUR)
     deadline = models.DateTimeField(null=True, blank=True)  # later ones are graded and marked late
     late_rule = models.CharField(max_length=12, choices=LATE_RULES, default=ACCEPT)
     late_penalty = models.PositiveSmallIntegerField(default=0)  # percent of a late submission's points taken
@@ -117,14 +130,20 @@ MARKS_FROM = [
 # one go, few enough that a flood of hand-ins is refused before it fills the queue.
 MAX_WAITING = 10
 
+# Bytes one student's hand-ins may keep, files sent with them included, unless the course sets
+# another bound: thousands of lab files of a few kB, but not a flood of 1 MiB ones (16 MiB a student).
+MAX_STORED_MIB = 16
+
 
 class CourseSetting(models.Model):
     """The course's settings, one row (``pk`` 1; none yet means the defaults): which of a student's
-    graded submissions of a task the class page and the gradebooks count, and how many of a
-    student's submissions may wait to be graded at once (0: no bound)."""
+    graded submissions of a task the class page and the gradebooks count, how many of a
+    student's submissions may wait to be graded at once (0: no bound), and how many MiB one
+    student's hand-ins may keep (0: no bound)."""
 
     marks_from = models.CharField(max_length=8, choices=MARKS_FROM, default=LATEST)
     max_waiting = models.PositiveIntegerField(default=MAX_WAITING)
+    max_stored_mib = models.PositiveIntegerField(default=MAX_STORED_MIB)
 
 
 class Extension(models.Model):

@@ -1,10 +1,13 @@
 """Instructors' per-task limits and the course's settings: read from a form, described in words.
 
-In: the instructor's form fields (minimum interval in seconds, maximum count, deadline in UTC, for
-one task or every task at once; or "latest"/"best"; or how many of a student's submissions may wait
-to be graded at once). Out: the values to store, or the sentence that says what is wrong (nothing
-is stored then); the lines a student's task page shows; which submissions count for the class's
-marks.
+In: the instructor's form fields (minimum interval in seconds, maximum count in all and in any
+hour, deadline in UTC, for one task or every task at once; or "latest"/"best"; or how many of a
+student's submissions may wait to be graded at once, and how many MiB their hand-ins may keep).
+A task no instructor set has the default budgets (``policy_for``: ``models.MAX_COUNT_PER_TASK``,
+``models.MAX_PER_HOUR``), as a course without settings has ``MAX_WAITING`` and ``MAX_STORED_MIB``:
+each is loosened (or, empty or 0, lifted) on ``/teach/``. Out: the values to store, or the
+sentence that says what is wrong (nothing is stored then); the lines a student's task page shows;
+which submissions count for the class's marks.
 The checks at hand-in time live in ``handin``; this module only sets what they read.
 """
 
@@ -16,6 +19,7 @@ from datetime import datetime, timezone
 from typing import List, Optional, Tuple, Union
 
 from django.db import transaction
+from django.db.models import Sum
 
 from grader.counting import LateRule
 from grader.safe_text import plural
@@ -24,6 +28,7 @@ from grader.web.models import (
     BEST,
     CHOSEN,
     LATEST,
+    MAX_STORED_MIB,
     MAX_WAITING,
     NOT_COUNTED,
     PENALTY,
@@ -48,6 +53,7 @@ class Limits:
     deadline: Optional[datetime]
     late_rule: str = ACCEPT
     late_penalty: int = 0
+    max_per_hour: Optional[int] = None
 
 
 def whole_number(text: str, what: str, low: int, high: int) -> Union[int, str]:
@@ -89,19 +95,23 @@ def parse_limits(form) -> Union[Limits, str]:
     interval = whole_number(interval_text, "minimum interval", 0, MAX_INTERVAL_S)
     if isinstance(interval, str):
         return interval
-    count: Optional[int] = None
-    if form.get("max_count", "").strip():
-        given = whole_number(form["max_count"], "maximum count", 1, MAX_COUNT)
+    counts: List[Optional[int]] = []
+    for name, what in (("max_count", "maximum count"), ("max_per_hour", "maximum count in an hour")):
+        if not form.get(name, "").strip():
+            counts.append(None)
+            continue
+        given = whole_number(form[name], what, 1, MAX_COUNT)
         if isinstance(given, str):
             return given + " (leave it empty for no limit)"
-        count = given
+        counts.append(given)
+    count, per_hour = counts
     deadline = parse_deadline(form.get("deadline", ""))
     if isinstance(deadline, str):
         return deadline
     late = parse_late_rule(form)
     if isinstance(late, str):
         return late
-    return Limits(interval, count, deadline, *late)
+    return Limits(interval, count, deadline, *late, max_per_hour=per_hour)
 
 
 def parse_late_rule(form) -> Union[Tuple[str, int], str]:
@@ -121,20 +131,26 @@ def parse_late_rule(form) -> Union[Tuple[str, int], str]:
 def parse_limits_for_all(form) -> Union[dict, str]:
     """The fields the every-task form sets on every task, or what is wrong: each value checked as
     ``parse_limits`` checks the per-task form's; a field left empty leaves each task's own, and the
-    boxes ``no_max_count`` and ``no_deadline`` clear those on every task. Out: a dict of
+    boxes ``no_max_count``, ``no_max_per_hour`` and ``no_deadline`` clear those on every task. Out: a dict of
     ``TaskPolicy`` fields to values (at least one), or the sentence."""
     parsed = parse_limits(form)
     if isinstance(parsed, str):
         return parsed
     given = {
-        name: bool(form.get(name, "").strip()) for name in ("min_interval_s", "max_count", "deadline", "late_rule")
+        name: bool(form.get(name, "").strip())
+        for name in ("min_interval_s", "max_count", "max_per_hour", "deadline", "late_rule")
     }
     fields: dict = {}
     if given["min_interval_s"]:
         fields["min_interval_s"] = parsed.min_interval_s
     if given["late_rule"]:
         fields["late_rule"], fields["late_penalty"] = parsed.late_rule, parsed.late_penalty
-    for name, box, what in (("max_count", "no_max_count", "maximum count"), ("deadline", "no_deadline", "deadline")):
+    boxes = (
+        ("max_count", "no_max_count", "maximum count"),
+        ("max_per_hour", "no_max_per_hour", "maximum count in an hour"),
+        ("deadline", "no_deadline", "deadline"),
+    )
+    for name, box, what in boxes:
         if form.get(box) and given[name]:
             return f"give a {what} or tick 'no {what} for any task', not both"
         if form.get(box) or given[name]:
@@ -157,6 +173,7 @@ def store_limits(task_id: str, limits: Limits) -> None:
         defaults={
             "min_interval_s": limits.min_interval_s,
             "max_count": limits.max_count,
+            "max_per_hour": limits.max_per_hour,
             "deadline": limits.deadline,
             "late_rule": limits.late_rule,
             "late_penalty": limits.late_penalty,
@@ -187,6 +204,14 @@ def policies_by_task() -> dict:
     return {policy.task: policy for policy in TaskPolicy.objects.all()}
 
 
+def policy_for(task_id: str, lock: bool = False) -> TaskPolicy:
+    """``task_id``'s policy: its row (locked ``FOR UPDATE`` with ``lock``, inside a transaction), or
+    for a task no instructor set, an unsaved one with the default budgets (never no limits)."""
+    rows = TaskPolicy.objects.select_for_update() if lock else TaskPolicy.objects
+    found = rows.filter(task=task_id).first()
+    return found if found is not None else TaskPolicy(task=task_id)
+
+
 def limits_in_words(task_id: str, student) -> List[str]:
     """What a student should know of a task's limits and deadline, and of the course's bound on
     submissions waiting to be graded, one sentence each ([] for none)."""
@@ -197,17 +222,23 @@ def limits_in_words(task_id: str, student) -> List[str]:
         said.append(
             f"At most {bound} of your submissions may wait to be graded at once; you have {waiting} waiting now."
         )
-    policy = TaskPolicy.objects.filter(task=task_id).first()
-    if policy is not None and policy.max_count is not None:
+    stored = max_stored_bytes()
+    if stored:
+        kept = stored_bytes(student)
+        said.append(f"Your hand-ins may keep {mebibytes(stored)} in all; they keep {mebibytes(kept)} now.")
+    policy = policy_for(task_id)
+    if policy.max_count is not None:
         used = Submission.objects.filter(student=student, task=task_id).count()
         said.append(f"You may hand it in {plural(policy.max_count, 'time')}; you have used {used}.")
-    if policy is not None and policy.min_interval_s:
+    if policy.max_per_hour is not None:
+        said.append(f"At most {plural(policy.max_per_hour, 'hand-in')} of it in any hour.")
+    if policy.min_interval_s:
         said.append(f"Wait at least {policy.min_interval_s} s between two submissions.")
     # the student's own deadline (an extension's, when they have one), as their hand-ins are marked by
     deadline = deadline_for(student, task_id, policy)
     if deadline is not None:
-        late = (LateRule(policy.late_rule, policy.late_penalty) if policy else LateRule()).in_words()
-        yours = " (your extension)" if policy is None or deadline != policy.deadline else ""
+        late = LateRule(policy.late_rule, policy.late_penalty).in_words()
+        yours = " (your extension)" if deadline != policy.deadline else ""
         shown = shown_deadline(Extension(deadline=deadline))
         said.append(f"Deadline: {shown} UTC{yours}; later submissions are graded and marked late ({late}).")
     return said
@@ -250,3 +281,29 @@ def parse_max_waiting(text: str) -> Union[int, str]:
 
 def store_max_waiting(bound: int) -> None:
     CourseSetting.objects.update_or_create(pk=1, defaults={"max_waiting": bound})
+
+
+def max_stored_bytes() -> int:
+    """How many bytes one student's hand-ins may keep, files sent with them included (0: no bound)."""
+    setting = CourseSetting.objects.filter(pk=1).first()
+    return (setting.max_stored_mib if setting is not None else MAX_STORED_MIB) * 1024 * 1024
+
+
+def stored_bytes(student) -> int:
+    """The bytes ``student``'s hand-ins keep (``Submission.stored_bytes``: summed in the database)."""
+    return Submission.objects.filter(student=student).aggregate(kept=Sum("stored_bytes"))["kept"] or 0
+
+
+def mebibytes(count: int) -> str:
+    """``count`` bytes for a person: "16 MiB", "0.3 MiB"."""
+    return f"{count / (1024 * 1024):.3g} MiB"
+
+
+def parse_max_stored(text: str) -> Union[int, str]:
+    """The MiB in the form (empty or 0: no bound), or the sentence saying what is wrong."""
+    number = whole_number(text.strip() or "0", "MiB a student's hand-ins may keep", 0, 1024 * 1024)
+    return number + " (0 or empty for no bound)" if isinstance(number, str) else number
+
+
+def store_max_stored(mib: int) -> None:
+    CourseSetting.objects.update_or_create(pk=1, defaults={"max_stored_mib": mib})

@@ -4,7 +4,9 @@ A row owes grading while ``pending``. ``claim`` takes one that no attempt holds,
 (``attempt`` + 1, ``claimed_at`` now, ``claimed_by`` the dispatcher), fairly: a student with a
 submission being graded waits for it (at most one running per student), and among the others the
 one served longest ago goes first (round robin), the oldest of their submissions first. So a
-student who hands in ten looping files delays another's by at most one grading.
+student who hands in ten looping files delays another's by at most one grading. Owed idle work (a
+regrade of a graded row) is taken the same way, in turns per student, but only when no hand-in
+waits that was never graded: a regrade of the whole class delays no one's new hand-in.
 
 ``finish`` writes a result only for the attempt that claimed the row, and clears ``pending``.
 Every dispatcher says it is alive (``Worker.seen_at``) every few seconds; the claims of one that
@@ -92,13 +94,19 @@ def _lock_claims() -> None:
 
 
 def _next_row() -> Optional[int]:
-    """The id of the row to grade next: round robin between students with nothing being graded."""
+    """The id of the row to grade next: a hand-in not graded yet before any owed idle work (a
+    regrade of a graded row), each in turns between students with nothing being graded (round
+    robin: the student served longest ago first), a student's oldest row of the kind first."""
     pending = Submission.objects.filter(pending=True)
     busy: Set[int] = set(pending.filter(claimed_at__isnull=False).values_list("student_id", flat=True))
-    heads: Dict[int, int] = {}
-    for number, student in pending.filter(claimed_at__isnull=True).order_by("id").values_list("id", "student_id"):
+    fresh: Dict[int, int] = {}
+    idle: Dict[int, int] = {}
+    unclaimed = pending.filter(claimed_at__isnull=True).order_by("id").values_list("id", "student_id", "status")
+    for number, student, status in unclaimed:
+        heads = fresh if status in (QUEUED, RUNNING) else idle
         if student not in busy and student not in heads:
             heads[student] = number
+    heads = fresh or idle
     if not heads:
         return None
     served = dict(

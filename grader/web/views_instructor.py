@@ -37,16 +37,20 @@ from grader.web.models import BEST, CHOSEN, ERROR, Submission
 from grader.web.pages import REPORT_POLICY
 from grader.web.policies import (
     marks_from,
+    max_stored_bytes,
     max_waiting,
     parse_limits,
     parse_limits_for_all,
     parse_marks_from,
+    parse_max_stored,
     parse_max_waiting,
     policies_by_task,
+    policy_for,
     shown_deadline,
     store_limits,
     store_limits_for_all,
     store_marks_from,
+    store_max_stored,
     store_max_waiting,
 )
 from grader.web.queue import live_workers
@@ -86,13 +90,14 @@ def teach(request, problem: str = "", status: int = 200):
             {
                 "task": task,
                 "count": len(counts.get(task.id, ())),
-                "policy": policies.get(task.id),
+                "policy": policies.get(task.id) or policy_for(task.id),  # unset: the defaults
                 "deadline": shown_deadline(policies.get(task.id)),
             }
             for task in tasks.values()
         ],
         "marks_from": marks_from(),
         "max_waiting": max_waiting(),
+        "max_stored_mib": max_stored_bytes() // (1024 * 1024),
         "problem": problem,
         "course_problem": course_problem(),
         "students": list(students),
@@ -149,13 +154,21 @@ def marks(request):
 @require_POST
 @staff_required
 def waiting_bound(request):
-    """Set how many of a student's submissions may wait to be graded at once (0 or empty: no bound)."""
+    """Set how many of a student's submissions may wait to be graded at once and, when the form
+    sends it, how many MiB their hand-ins may keep (0 or empty: no bound); both or neither."""
     bound = parse_max_waiting(request.POST.get("max_waiting", ""))
-    if isinstance(bound, str):
-        return teach(request, problem=f"{bound[0].upper()}{bound[1:]}; nothing was changed.", status=400)
+    stored = parse_max_stored(request.POST["max_stored_mib"]) if "max_stored_mib" in request.POST else None
+    for wrong in (bound, stored):
+        if isinstance(wrong, str):
+            return teach(request, problem=f"{wrong[0].upper()}{wrong[1:]}; nothing was changed.", status=400)
+    assert isinstance(bound, int)
     store_max_waiting(bound)
     said = f"at most {bound} of a student's submissions" if bound else "any number of a student's submissions"
-    messages.success(request, f"Now {said} may wait to be graded at once.")
+    kept = ""
+    if isinstance(stored, int):
+        store_max_stored(stored)
+        kept = f" A student's hand-ins may keep {f'{stored} MiB' if stored else 'any number of bytes'}."
+    messages.success(request, f"Now {said} may wait to be graded at once.{kept}")
     return redirect("teach")
 
 

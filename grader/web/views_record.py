@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST
 from grader.marks import plain_number
 from grader.web.class_marks import student_marks
 from grader.web.course_state import course_tasks, handout_order
+from grader.web.history import before_id, numbers, page
 from grader.web.late_work import (
     EVERY_TASK,
     late_change_words,
@@ -29,7 +30,7 @@ from grader.web.late_work import (
 from grader.web.models import Adjustment, Extension, Submission, TaskPolicy
 from grader.web.policies import shown_deadline
 from grader.web.views_instructor import staff_required
-from grader.web.views_student import line, numbers
+from grader.web.views_student import line
 
 
 def _student(username: str):
@@ -68,11 +69,11 @@ def record_rows(student, tasks) -> list:
 
 @staff_required
 def student(request, username: str, problem: str = "", status: int = 200):
-    """One student's record: marks per task as they count, extensions, adjustments, every
-    submission newest first; ``problem`` is why a form was refused."""
+    """One student's record: marks per task as they count, extensions, adjustments, their
+    submissions newest first, a page at a time (``?before=``); ``problem`` is why a form was refused."""
     found = _student(username)
     tasks = handout_order(course_tasks())
-    history = list(Submission.objects.filter(student=found).defer("data", "report").order_by("-id"))
+    history, older = page(Submission.objects.filter(student=found), before_id(request.GET.get("before", "")))
     numbered = numbers(history)
     context = {
         "who": found,
@@ -81,6 +82,7 @@ def student(request, username: str, problem: str = "", status: int = 200):
         "every_task": EVERY_TASK,
         "problem": problem,
         "history": [line(r, numbered[r.id]) for r in history],
+        "older": older,
     }
     return render(request, "web/student.html", context, status=status)
 

@@ -16,11 +16,10 @@ as ``/file?name=ui.py`` downloads it), a name looked up among the submission's o
 
 from __future__ import annotations
 
-from typing import Dict, Tuple
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
+from django.db.models import Count, Max, Q
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
@@ -32,6 +31,7 @@ from grader.web.class_marks import student_marks
 from grader.web.companions import file_names, names_taken
 from grader.web.course_state import course_tasks, exercise_statement, handout_order
 from grader.web.handin import hand_in, read_upload, read_uploads
+from grader.web.history import LISTED, before_id, numbers, page
 from grader.web.models import CHOSEN, DONE, ERROR, NOT_COUNTED, Submission, SubmissionFile, TaskPolicy
 from grader.web.policies import deadline_for, limits_in_words, marks_from
 
@@ -58,23 +58,9 @@ def verdict_label(value) -> str:
         return value or ""
 
 
-def numbers(rows) -> dict:
-    """Each of ``rows``'s number among its student's hand-ins of its task, 1 for the first (by id,
-    the order they were handed in): ``{id: number}``. The id runs across every task and student;
-    this is the number a student counts by."""
-    pairs = {(row.student_id, row.task) for row in rows}
-    found = Submission.objects.filter(student_id__in={s for s, _ in pairs}, task__in={t for _, t in pairs})
-    counted: Dict[Tuple[int, str], int] = {}
-    numbered: Dict[int, int] = {}
-    for student_id, task_id, number in found.order_by("id").values_list("student_id", "task", "id"):
-        counted[student_id, task_id] = counted.get((student_id, task_id), 0) + 1
-        numbered[number] = counted[student_id, task_id]
-    return numbered
-
-
 def line(row, number=None) -> dict:
     """A submission as a line of a list: the row, its number among its student's hand-ins of its
-    task (``numbers``), its score and verdict in words ("" until done)."""
+    task (``history.numbers``), its score and verdict in words ("" until done)."""
     done = row.status == DONE and row.score is not None
     return {
         "row": row,
@@ -151,13 +137,17 @@ def home(request):
     if request.user.is_staff:
         return redirect("teach")
     tasks = course_tasks()
-    rows = Submission.objects.filter(student=request.user).defer("data", "report").order_by("id")
-    latest, best, count = {}, {}, {}
-    for row in rows:
-        latest[row.task] = row
-        count[row.task] = count.get(row.task, 0) + 1
-        if row.status == DONE and row.score is not None and row.score >= best.get(row.task, -1.0):
-            best[row.task] = row.score
+    # per task, in the database: how many handed in, the latest, the best graded score
+    mine = Submission.objects.filter(student=request.user)
+    totals = {
+        found["task"]: found
+        for found in mine.values("task").annotate(
+            handed=Count("id"), newest=Max("id"), top=Max("score", filter=Q(status=DONE))
+        )
+    }
+    latest = {row.task: row for row in mine.filter(id__in=[t["newest"] for t in totals.values()]).only(*LISTED)}
+    count = {task_id: found["handed"] for task_id, found in totals.items()}
+    best = {task_id: found["top"] for task_id, found in totals.items() if found["top"] is not None}
     policies = {policy.task: policy for policy in TaskPolicy.objects.all()}
     deadlines = {task_id: deadline_for(request.user, task_id, policies.get(task_id)) for task_id in tasks}
     counts = counted(request.user, tasks)
@@ -201,8 +191,10 @@ def task(request, task_id: str):
         problem += "" if problem.endswith((".", "?", "!")) else "."
         if upload is None and outcome.status != 413:  # kept in the form to mend (not a text over the limit)
             pasted = request.POST.get("text", "")
-    history = Submission.objects.filter(student=request.user, task=task_id).defer("data", "report").order_by("-id")
-    history = list(history)
+    history, older = page(
+        Submission.objects.filter(student=request.user, task=task_id), before_id(request.GET.get("before", ""))
+    )
+    numbered = numbers(history)
     cases = tasks[task_id].cases
     hidden = sum(1 for case in cases if case.hidden)
     context = {
@@ -211,7 +203,8 @@ def task(request, task_id: str):
         "cases": f"{plural(len(cases), 'case')}: {len(cases) - hidden} public, {hidden} hidden",
         "counts": counted(request.user, tasks).get(task_id),
         "rule": rule_in_words(),
-        "history": [line(row, len(history) - index) for index, row in enumerate(history)],
+        "history": [line(row, numbered[row.id]) for row in history],
+        "older": older,
         "problem": problem,
         "pasted": pasted,
         "limits": limits_in_words(task_id, request.user),
@@ -248,7 +241,7 @@ def submission(request, number: int):
     row = _owned(request, number)
     shown_name, shown_data = _shown_file(request, row)
     task = course_tasks().get(row.task)
-    number = Submission.objects.filter(student_id=row.student_id, task=row.task, id__lte=row.id).count()
+    number = numbers([row])[row.id]
     context = {
         "row": row,
         "title": task.title if task else row.task,
