@@ -30,6 +30,7 @@ from django.db import connection, transaction
 from django.db.models import BooleanField, Case, F, Max, Value, When
 from django.utils import timezone
 
+from grader.safe_text import for_database
 from grader.web.models import QUEUED, RUNNING, Submission, Worker
 
 HEARTBEAT_S = 5.0  # how often a dispatcher says it is alive
@@ -138,7 +139,9 @@ def claim(name: str = "") -> Optional[Tuple[int, int]]:
 
 def finish(number: int, attempt: int, fields: dict, name: str = "") -> bool:
     """Write a result for the attempt that claimed the row (by the dispatcher ``name``); False when
-    another attempt holds it now."""
+    another attempt holds it now. Every text of ``fields`` is kept as ``safe_text.for_database``
+    makes it (a NUL or lone surrogate as its marker): the one gate of what a grading writes, so a
+    row says the same on SQLite and PostgreSQL, which refuses both."""
     # One statement: a regrade's ``wanted`` + 1 is either before it (and read here, still owed) or
     # after it (and owed anyway); PostgreSQL evaluates both expressions on the row as last committed.
     owed = Case(
@@ -152,7 +155,7 @@ def finish(number: int, attempt: int, fields: dict, name: str = "") -> bool:
             claimed_by="",
             graded_at=timezone.now(),
             graded_by=name,
-            **fields,
+            **for_database(fields),
         )
     return written == 1
 
