@@ -27,6 +27,7 @@ from grader.grade.known_mistakes import with_known_mistake
 from grader.grade.unit_of_work import StudentWork
 from grader.model import Task
 from grader.report import pages as report
+from grader.safe_text import for_database
 from grader.web import queue
 from grader.web.course_state import CourseUnavailable, course_tasks
 from grader.web.grading_backends import Grading, WorkLost
@@ -122,8 +123,9 @@ def grade_claimed(number: int, attempt: int, grading: Grading, name: str = "") -
 
 
 def _plain(text: str) -> str:
-    """``text`` as any database keeps it (no lone surrogate, no NUL)."""
-    return text.encode("utf-8", "replace").decode("utf-8").replace("\x00", "")
+    """``text`` as any database keeps it: each NUL and lone surrogate as its marker (the rule of
+    every text a grading writes, ``safe_text.for_database``)."""
+    return for_database(text)
 
 
 def drain(grading: Grading, name: str = "") -> int:

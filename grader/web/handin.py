@@ -17,7 +17,9 @@ caller words the answer its own way (JSON or a page); the rules live here once.
 The limits are counted and the row written in one transaction that holds the student: two hand-ins
 of one student, through any web process, are checked one after the other (PostgreSQL: the student's
 row locked ``FOR UPDATE``; SQLite: every write transaction is immediate, one writer at a time), so
-parallel uploads never get past a limit together. A file refused before that (unknown task, too
+parallel uploads never get past a limit together. The task's policy row is read locked in that
+transaction, made first when there is none (``policies.locked_policy``), so a deadline set at the same
+moment marks the hand-in by one deadline or the other, never by none. A file refused before that (unknown task, too
 large, not text, another task's file), or a hand-in whose other files are refused, is neither
 stored nor counted against the task's limits. The files sent with the task's own are stored (as
 ``SubmissionFile`` rows) in the transaction that writes its row: one hand-in, counted once against
@@ -39,16 +41,17 @@ from grader.safe_text import plural
 from grader.submission.files import MAX_SOURCE_BYTES
 from grader.submission.wrong_file import refusal_in_course
 from grader.web import companions as others
+from grader.web import queue
 from grader.web.class_marks import counted_work
 from grader.web.course_state import course, course_tasks
 from grader.web.models import BEST, CHOSEN, DONE, LATEST, Submission, TaskPolicy
 from grader.web.policies import (
     deadline_for,
+    locked_policy,
     marks_from,
     max_stored_bytes,
     max_waiting,
     mebibytes,
-    policy_for,
     stored_bytes,
     waiting_count,
 )
@@ -178,8 +181,9 @@ def hand_in(
     with transaction.atomic():  # the limits are checked where the row is written: no race between two uploads
         hold(student)
         now = arrived
-        # locked: a deadline changed meanwhile waits for this row, then marks it by the new deadline
-        policy = policy_for(task_id, lock=True)
+        # locked, and made first when the task has none: a deadline changed meanwhile waits for this
+        # row, then marks it by the new deadline, or this hand-in waits for the deadline and reads it
+        policy = locked_policy(task_id)
         wait, why = _too_soon(policy, student, task_id, now)
         if wait:
             return HandIn(status=429, message=why, retry_after=max(wait, 0))
@@ -250,5 +254,5 @@ def regrade(task_id: str) -> int:
     """Grade again what ``regrade_ids`` names (old results stay shown until the new ones land);
     returns how many were queued."""
     ids = regrade_ids(task_id)
-    Submission.objects.filter(id__in=ids).update(pending=True)
+    queue.ask_again(ids)  # a version, not a flag: a grading already running does not satisfy it
     return len(ids)

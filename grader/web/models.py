@@ -2,7 +2,8 @@
 
 A ``Submission`` row is written, with the file's bytes, before the upload is answered; grading
 claims it (``status`` queued → running, ``attempt`` + 1) and writes its result only for the
-attempt that claimed it (``dispatcher``). Instructors are users with ``is_staff``.
+attempt that claimed it (``dispatcher``). What grading it owes is a count (``wanted``, ``graded``),
+never a flag a late result could clear. Instructors are users with ``is_staff``.
 """
 
 from __future__ import annotations
@@ -29,8 +30,15 @@ class Submission(models.Model):
     submitted_at = models.DateTimeField()
     late = models.BooleanField(default=False)
     status = models.CharField(max_length=8, choices=STATUSES, default=QUEUED)
-    # Grading still owed: set when handed in and when an instructor regrades (the old results stay
-    # shown until the new ones land); cleared by the attempt that writes the result.
+    # Gradings asked for: 1 when handed in, + 1 at each regrade (the old results stay shown until
+    # the new ones land). ``claimed_wanted`` is what ``wanted`` was when the attempt holding the row
+    # claimed it; ``graded`` what it was when the result shown was claimed. Grading is owed while
+    # wanted > graded, so only a grading started after a regrade satisfies it (``queue``).
+    wanted = models.PositiveIntegerField(default=1)
+    claimed_wanted = models.PositiveIntegerField(default=0)
+    graded = models.PositiveIntegerField(default=0)
+    # wanted > graded, kept as a column for the queue's index: written only in the statements that
+    # change ``wanted`` or ``graded``, and the database refuses a row where it says otherwise
     pending = models.BooleanField(default=True)
     attempt = models.PositiveIntegerField(default=0)  # how many times grading claimed it
     claimed_at = models.DateTimeField(null=True, blank=True)  # set while an attempt holds it
@@ -58,6 +66,13 @@ class Submission(models.Model):
         indexes = [
             models.Index(fields=["pending", "claimed_at", "id"]),
             models.Index(fields=["student", "task", "id"]),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(pending=True, wanted__gt=models.F("graded"))
+                | models.Q(pending=False, wanted__lte=models.F("graded")),
+                name="pending_is_owed",
+            ),
         ]
 
     @staticmethod

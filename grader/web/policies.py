@@ -160,25 +160,43 @@ def parse_limits_for_all(form) -> Union[dict, str]:
     return fields
 
 
+def policy_rows(task_ids) -> None:
+    """Make sure each of ``task_ids`` has its policy row (the defaults: the default budgets, no deadline).
+
+    Why: a row that does not exist cannot be locked. A hand-in that found none would be marked by
+    no deadline while an instructor's first deadline was being written, and on PostgreSQL neither
+    transaction would see the other's new row. ``INSERT ... ON CONFLICT DO NOTHING`` (SQLite:
+    ``INSERT OR IGNORE``) waits for another transaction's uncommitted insert of the same task and
+    then inserts nothing, so every caller goes on to lock the one committed row."""
+    TaskPolicy.objects.bulk_create([TaskPolicy(task=task_id) for task_id in task_ids], ignore_conflicts=True)
+
+
+def locked_policy(task_id: str) -> TaskPolicy:
+    """``task_id``'s policy row, locked until the transaction ends (made first when there is none):
+    a deadline written meanwhile waits for this transaction, or this one for it and reads it."""
+    policy_rows([task_id])
+    return TaskPolicy.objects.select_for_update().get(task=task_id)
+
+
 def store_limits_for_all(task_ids, fields: dict) -> None:
     """Set ``fields`` (``parse_limits_for_all``'s) on the policy of each of ``task_ids``, all or none."""
     with transaction.atomic():
-        for task_id in task_ids:
-            TaskPolicy.objects.update_or_create(task=task_id, defaults=fields)
+        policy_rows(task_ids)
+        TaskPolicy.objects.filter(task__in=list(task_ids)).update(**fields)
 
 
 def store_limits(task_id: str, limits: Limits) -> None:
-    TaskPolicy.objects.update_or_create(
-        task=task_id,
-        defaults={
-            "min_interval_s": limits.min_interval_s,
-            "max_count": limits.max_count,
-            "max_per_hour": limits.max_per_hour,
-            "deadline": limits.deadline,
-            "late_rule": limits.late_rule,
-            "late_penalty": limits.late_penalty,
-        },
-    )
+    """Set ``task_id``'s limits (its row locked from here to the caller's transaction's end)."""
+    with transaction.atomic():
+        policy_rows([task_id])
+        TaskPolicy.objects.filter(task=task_id).update(
+            min_interval_s=limits.min_interval_s,
+            max_count=limits.max_count,
+            max_per_hour=limits.max_per_hour,
+            deadline=limits.deadline,
+            late_rule=limits.late_rule,
+            late_penalty=limits.late_penalty,
+        )
 
 
 def shown_deadline(policy: Optional[TaskPolicy]) -> str:

@@ -1,14 +1,18 @@
 """The grading queue, kept in the database: claims, results, and the dispatchers that hold them.
 
-A row owes grading while ``pending``. ``claim`` takes one that no attempt holds, in one transaction
-(``attempt`` + 1, ``claimed_at`` now, ``claimed_by`` the dispatcher), fairly: a student with a
+A row owes grading while ``pending``: while it was asked for (``wanted``: 1 when handed in, + 1 at
+each regrade) more often than the result shown answers (``graded``). ``claim`` takes one that no
+attempt holds, in one transaction (``attempt`` + 1, ``claimed_at`` now, ``claimed_by`` the
+dispatcher, ``claimed_wanted`` the ``wanted`` it saw), fairly: a student with a
 submission being graded waits for it (at most one running per student), and among the others the
 one served longest ago goes first (round robin), the oldest of their submissions first. So a
 student who hands in ten looping files delays another's by at most one grading. Owed idle work (a
 regrade of a graded row) is taken the same way, in turns per student, but only when no hand-in
 waits that was never graded: a regrade of the whole class delays no one's new hand-in.
 
-``finish`` writes a result only for the attempt that claimed the row, and clears ``pending``.
+``finish`` writes a result only for the attempt that claimed the row, and sets ``graded`` to the
+``wanted`` that attempt saw: a regrade asked for while it ran stays owed (``pending``, recomputed in
+the same statement), so only a grading started after a regrade satisfies it.
 Every dispatcher says it is alive (``Worker.seen_at``) every few seconds; the claims of one that
 stopped (not seen for ``SILENT_AFTER``, or a process of this machine that is gone) are released by
 ``release_stale`` so the rows are graded again: nothing handed in is lost, and no attempt's result
@@ -25,9 +29,10 @@ from datetime import timedelta
 from typing import Dict, Optional, Set, Tuple
 
 from django.db import connection, transaction
-from django.db.models import Max
+from django.db.models import BooleanField, Case, F, Max, Value, When
 from django.utils import timezone
 
+from grader.safe_text import for_database
 from grader.web.models import QUEUED, RUNNING, Submission, Worker
 
 HEARTBEAT_S = 5.0  # how often a dispatcher says it is alive
@@ -135,19 +140,38 @@ def claim(name: str = "") -> Optional[Tuple[int, int]]:
         attempt = row.attempt + 1
         status = RUNNING if row.status in (QUEUED, RUNNING) else row.status  # a regrade keeps its old result shown
         taken = Submission.objects.filter(id=row.id, attempt=row.attempt, claimed_at__isnull=True).update(
-            attempt=attempt, claimed_at=timezone.now(), claimed_by=name, status=status
+            attempt=attempt, claimed_at=timezone.now(), claimed_by=name, status=status, claimed_wanted=F("wanted")
         )
         return (row.id, attempt) if taken else None
 
 
 def finish(number: int, attempt: int, fields: dict, name: str = "") -> bool:
     """Write a result for the attempt that claimed the row (by the dispatcher ``name``); False when
-    another attempt holds it now."""
+    another attempt holds it now. Every text of ``fields`` is kept as ``safe_text.for_database``
+    makes it (a NUL or lone surrogate as its marker): the one gate of what a grading writes, so a
+    row says the same on SQLite and PostgreSQL, which refuses both."""
+    # One statement: a regrade's ``wanted`` + 1 is either before it (and read here, still owed) or
+    # after it (and owed anyway); PostgreSQL evaluates both expressions on the row as last committed.
+    owed = Case(
+        When(wanted__gt=F("claimed_wanted"), then=Value(True)), default=Value(False), output_field=BooleanField()
+    )
     with transaction.atomic():
         written = Submission.objects.filter(id=number, attempt=attempt, claimed_at__isnull=False).update(
-            pending=False, claimed_at=None, claimed_by="", graded_at=timezone.now(), graded_by=name, **fields
+            graded=F("claimed_wanted"),
+            pending=owed,
+            claimed_at=None,
+            claimed_by="",
+            graded_at=timezone.now(),
+            graded_by=name,
+            **for_database(fields),
         )
     return written == 1
+
+
+def ask_again(ids) -> int:
+    """Owe one more grading of each row in ``ids`` (a regrade): satisfied only by a grading claimed
+    after this; how many rows there were."""
+    return Submission.objects.filter(id__in=list(ids)).update(wanted=F("wanted") + 1, pending=True)
 
 
 def give_back(number: int, attempt: int) -> bool:

@@ -289,6 +289,7 @@ def test_the_gradescope_export_has_every_students_results(portal, portal_context
 
 
 def test_a_game_is_graded_with_the_students_own_earlier_files(portal, portal_context):
+    from grader.web import queue
     from grader.web.models import Submission
 
     alone = hand_in(portal, "ann", "working_game", solution("working_game")).json()["id"]
@@ -305,7 +306,7 @@ def test_a_game_is_graded_with_the_students_own_earlier_files(portal, portal_con
     )
     assert "You had not handed in ui.py before this file. It was not used" in " ".join(missing["notes"])
     assert call(portal, "get", f"/api/submissions/{with_files}", "ann").json()["verdict"] == "accepted"
-    Submission.objects.filter(id=with_files).update(pending=True)  # graded again: the same files, the same result
+    queue.ask_again([with_files])  # graded again: the same files, the same result
     _grade_all(portal_context)
     assert Submission.objects.get(id=with_files).verdict == "accepted"
 
@@ -349,6 +350,7 @@ def test_results_kept_by_an_older_grader_are_concealed_and_graded_again(portal):
         submitted_at=timezone.now(),
         status="done",
         pending=False,
+        graded=1,  # its one grading done
         results=leaked,
         report="<p>E5b312c2033</p>",
     )

@@ -205,7 +205,9 @@ def test_one_deadline_and_limits_for_every_task_at_once_all_or_nothing():
     found = policies()
     assert set(found) == tasks and all(value[2] == deadline for value in found.values())
     assert found["nim_sum"] == (30, 5, deadline)  # what was left empty stays each task's own
-    assert found["make_move"] == (0, None, deadline)
+    from grader.web.models import MAX_COUNT_PER_TASK
+
+    assert found["make_move"] == (0, MAX_COUNT_PER_TASK, deadline)  # a task no one set: the default budget
     teach.post("/teach/limits", {"min_interval_s": "60", "max_count": "3", "no_deadline": "yes"})
     assert set(policies().values()) == {(60, 3, None)}
     before = policies()

@@ -89,3 +89,11 @@ def test_a_row_keeps_every_nul_and_lone_surrogate_as_its_marker_on_every_databas
     kept = for_database(every)
     assert "\x00" not in kept and not any(0xD800 <= ord(char) <= 0xDFFF for char in kept)
     assert kept.replace("\\x00", "\x00", 1).startswith("\x00\x01")
+
+
+def test_a_rows_json_keys_are_kept_as_their_markers_too():
+    """A mapping's keys are text PostgreSQL keeps or refuses as any other (a key of a program's
+    choosing would otherwise fail the whole row)."""
+    from grader.safe_text import for_database
+
+    assert for_database({"a\x00": {"\udcff": 1}, 2: "b"}) == {"a\\x00": {"\\udcff": 1}, 2: "b"}

@@ -32,7 +32,11 @@ def conceal(apps, schema_editor):
         row.results = cases
         row.report = _REBUILT
         row.pending = True
-        row.save(update_fields=["results", "report", "pending"])
+        fields = ["results", "report", "pending"]
+        if hasattr(row, "wanted"):  # called on a later schema (a test does): there a grading owed is a count
+            row.wanted = row.graded + 1
+            fields.append("wanted")
+        row.save(update_fields=fields)
 
 
 class Migration(migrations.Migration):

@@ -23,7 +23,7 @@ def stored_bytes(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("portal", "0012_one_pass"),
+        ("portal", "0013_regrade_version"),
     ]
 
     operations = [
