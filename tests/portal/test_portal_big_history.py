@@ -62,6 +62,7 @@ def history(student, task, count, seed=0, late_share=0.0, chosen=()):
                 submitted_at=now,
                 status=DONE,
                 pending=False,
+                graded=1,
                 score=score,
                 max_score=10.0,
                 verdict="wrong_answer",

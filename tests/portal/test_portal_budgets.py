@@ -44,7 +44,7 @@ def graded(student, task="nim_sum"):
     """Every submission of ``student`` graded, so the waiting bound never refuses first."""
     from grader.web.models import DONE, Submission
 
-    Submission.objects.filter(student=student, task=task).update(status=DONE, pending=False, score=1.0)
+    Submission.objects.filter(student=student, task=task).update(status=DONE, pending=False, graded=1, score=1.0)
 
 
 def aged(student, hours=2):
@@ -93,7 +93,7 @@ def test_a_new_course_refuses_the_hand_in_past_the_tasks_count(people):
     old = timezone.now() - datetime.timedelta(days=3)
     Submission.objects.bulk_create(
         Submission(student=ann, task="nim_sum", file_name="nim_sum.py", data=b"x", sha256="", submitted_at=old,
-                   status=DONE, pending=False)
+                   status=DONE, pending=False, graded=1)
         for _ in range(MAX_COUNT_PER_TASK - 1)
     )  # fmt: skip
     assert hand_in(ann, "nim_sum", solution("nim_sum")).row is not None
@@ -193,14 +193,15 @@ def test_a_fresh_hand_in_is_claimed_before_the_classes_owed_regrades_and_each_st
     others = [get_user_model().objects.create(username=f"r{n}") for n in range(6)]
     owed = [
         Submission(student=student, task="nim_sum", file_name="nim_sum.py", data=b"#", sha256="",
-                   submitted_at=long_ago, status=DONE, pending=True, graded_at=long_ago, score=1.0)
+                   submitted_at=long_ago, status=DONE, pending=True, wanted=2, graded=1, graded_at=long_ago,
+                   score=1.0)
         for student in [*others, people["ann"]] for _ in range(5)
     ]  # fmt: skip
     Submission.objects.bulk_create(owed)
     ben = people["ben"]
     now = timezone.now()  # ben was served a moment ago: the round robin alone would put him last
     Submission.objects.create(student=ben, task="nim_sum", file_name="x", data=b"#", sha256="",
-                              submitted_at=now, status=DONE, pending=False, graded_at=now)  # fmt: skip
+                              submitted_at=now, status=DONE, pending=False, graded=1, graded_at=now)  # fmt: skip
     fresh = hand_in(ben, "nim_sum", solution("nim_sum")).row
     claims = [queue.claim(f"thread-{n}") for n in range(4)]  # four grading threads at once
     first = claims[0][0]
