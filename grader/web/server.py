@@ -153,10 +153,14 @@ def dispatching(plan: Plan) -> Iterator:
     """The dispatcher grading for the portal while the block runs (here, or on Dask); refused
     where the sandbox lacks a protection, unless the plan allows it."""
     from grader.run.forkserver import best_runner
-    from grader.web.course_state import course
+    from grader.web.course_state import CourseUnavailable, course, course_tasks
     from grader.web.dispatcher import Dispatcher
     from grader.web.grading_backends import DaskGrading, backend, grading_context
 
+    try:  # loaded now: the last good course from here on, when its files break later
+        course_tasks()
+    except CourseUnavailable:
+        pass  # (said in the log; a submission graded meanwhile says it too)
     with best_runner(private=(plan.data, plan.course)) as runner:
         problem = unprotected_problem(runner.protections(sys.executable), plan.allow_unprotected)
         if problem:
