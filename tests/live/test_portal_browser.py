@@ -246,7 +246,8 @@ def test_an_instructor_sees_the_class_and_regrades(site, browser, size):
     bound = browser.find_element("id", "id_max_waiting")
     bound.clear()
     bound.send_keys("4")
-    browser.find_element("css selector", "button[aria-label='Save the bounds on submissions waiting and bytes kept']").click()
+    save = "button[aria-label='Save the bounds on submissions waiting and bytes kept']"
+    browser.find_element("css selector", save).click()
     shows(browser, "4")
     assert browser.find_element("id", "id_max_waiting").get_attribute("value") == "4"
     fits(browser)
