@@ -24,14 +24,9 @@ BULKY = "x" * 4000  # a long message in each case's record, as a program's outpu
 @pytest.fixture(scope="module", autouse=True)
 def people(tmp_path_factory):
     from django.contrib.auth import get_user_model
+    from portal_client import set_up_portal
 
-    from grader.web import roster as accounts
-    from grader.web.models import FirstSignIn
-
-    path = tmp_path_factory.mktemp("roster") / "roster.csv"
-    path.write_text("username,role\nann,student\nben,student\nteach,instructor\n")
-    accounts.import_roster(path)
-    FirstSignIn.objects.all().delete()
+    set_up_portal(tmp_path_factory.mktemp("roster"), "username,role\nann,student\nben,student\nteach,instructor\n")
     return {name: get_user_model().objects.get(username=name) for name in ("ann", "ben", "teach")}
 
 
