@@ -67,6 +67,11 @@ class _Running:
     def todo(self, hidden: bool) -> List[Case]:
         return [c for c in self.task.cases if c.name not in self.known and c.hidden is hidden]
 
+    def kept(self) -> Dict[str, CaseResult]:
+        """The results of the runs so far that the time-out rule keeps, by case name (``TimeoutGate``):
+        the visible ones when shrinking, every one when the result is made."""
+        return self.gate.kept([case for case, _ in self.ran], [result for _, result in self.ran])
+
 
 def grade_in_order(
     items: Sequence[Submitted], context, grade_case: GradeCase, stub_of: Callable[[Task], Optional[bytes]]
@@ -135,7 +140,7 @@ def _shrink(file: _Running, context, grade_case: GradeCase) -> None:
     if not context.shrink:
         return
     budget = shrink.ShrinkBudget()
-    kept = file.gate.kept([case for case, _ in file.ran], [result for _, result in file.ran])
+    kept = file.kept()
     for case, result in file.ran:
         if result is None or result.accepted or case.name not in kept:  # not_run already: not shown
             continue
@@ -146,7 +151,7 @@ def _shrink(file: _Running, context, grade_case: GradeCase) -> None:
 
 def _result(file: _Running) -> TaskResult:
     """The file's ``TaskResult`` from its runs: no program runs here."""
-    kept = file.gate.kept([case for case, _ in file.ran], [result for _, result in file.ran])
+    kept = file.kept()
     ran = dict(zip(kept, hints.resolve(list(kept.values()), file.known)))
     for name, found in file.smaller.items():
         if name in ran:
