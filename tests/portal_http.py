@@ -144,6 +144,17 @@ class Tables:
         API token works before): for tests whose students use the API only."""
         self.run("DELETE FROM portal_firstsignin")
 
+    def hidden_cases_at_once(self) -> None:
+        """Hidden cases run at every hand-in, as an instructor chooses on ``/teach/`` (a new course
+        runs them after each student's deadline): for tests of grading, not of the deadline."""
+        if self.run("SELECT id FROM portal_coursesetting WHERE id = 1"):
+            self.run("UPDATE portal_coursesetting SET hidden_results = 'at_once' WHERE id = 1")
+            return
+        self.run(
+            "INSERT INTO portal_coursesetting (id, marks_from, max_waiting, max_stored_mib, hidden_results) "
+            "VALUES (1, 'latest', 10, 16, 'at_once')"
+        )
+
     def session_expiry(self, session_key: str) -> datetime:
         (at,) = self.run("SELECT expire_date FROM django_session WHERE session_key = %s", (session_key,))[0]
         return self.read_time(at)

@@ -137,6 +137,8 @@ def document(submission: Submission, also: Optional[List[str]] = None) -> dict:
         "notes": submission.notes if done else None,
         "known_mistake": _known_mistake(submission.mistake) if done else None,
         "report_url": f"/submissions/{submission.id}/report" if done else None,
+        # graded on the public cases only: each hidden case is not_run until the student's deadline
+        "public_only": submission.public_only if done else None,
     }
 
 

@@ -11,13 +11,16 @@ file is that row's error, and the queue goes on.
 
 A row is graded in one pass, shrinking included: a hand-in's every visible run (shrinking its
 failures too) ends before its first hidden case starts (``grade/hand_in.py``), so nothing of a hidden
-case can reach a later run whose output the student sees. There is no second pass.
+case can reach a later run whose output the student sees. There is no second pass. A hand-in
+made before its student's deadline runs its public cases only (``hidden_results``): its hidden
+cases run when it is graded again in full after the deadline (the heartbeat asks for that).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import replace
 from typing import List
 
 from django.db import close_old_connections, transaction
@@ -31,6 +34,7 @@ from grader.safe_text import for_database
 from grader.web import queue
 from grader.web.course_state import CourseUnavailable, course_tasks
 from grader.web.grading_backends import Grading, WorkLost
+from grader.web.hidden_results import hidden_wait, public_task, public_verdict, release_due, with_hidden_waiting
 from grader.web.models import ERROR, Submission
 from grader.web.pages import REPORT_LINKS
 from grader.web.row_records import row_fields
@@ -75,12 +79,20 @@ def grade_row(number: int, grading: Grading) -> dict:
     if found is None:
         return {"status": ERROR, "error": f"the task {row.task!r} is no longer part of the course"}
     task, fingerprint = found
-    work = unit_of(row, task)
-    (result,) = grading.grade(work)
+    # before its student's deadline a hand-in runs no hidden case at all (``hidden_results``)
+    wait = hidden_wait(row.student, task)
+    work = unit_of(row, task if wait is None else public_task(task))
+    (graded,) = grading.grade(work)
+    result = graded if wait is None else with_hidden_waiting(graded, task, wait)
     # matched here, where the outputs are: the row keeps the mistake, never a student's output
     result = with_known_mistake(result, grading.answered.signatures(tasks, row.task))
-    page = report.bounded_task_page(result, "graded on the portal", back_links=REPORT_LINKS)
+    # a hand-in whose hidden cases wait: its report is of the public cases, with the note saying when the rest run
+    shown = result if wait is None else replace(graded, notes=result.notes, mistake=result.mistake)
+    page = report.bounded_task_page(shown, "graded on the portal", back_links=REPORT_LINKS)
     fields = row_fields(result, page, fingerprint)
+    fields["public_only"] = wait is not None
+    if wait is not None:
+        fields["verdict"] = fields["record"]["verdict"] = public_verdict(result)
     if work.refused:
         missing = sorted(work.refused)
         listed = ", ".join(missing[:-1]) + " and " + missing[-1] if len(missing) > 1 else missing[0]
@@ -177,6 +189,7 @@ class Dispatcher:
                 close_old_connections()
                 queue.say_alive(self.name, self.workers, self.grading.where)
                 queue.release_stale()
+                release_due()  # hand-ins whose hidden cases waited for a deadline that has passed
             except Exception:  # a database that is busy or away a moment: said again next time
                 log.exception("dispatcher %s: its heartbeat failed (it is tried again)", self.name)
 

@@ -30,6 +30,7 @@ LISTED = (
     "max_score",
     "verdict",
     "chosen",
+    "public_only",
 )
 
 

@@ -61,6 +61,8 @@ class Submission(models.Model):
     chosen = models.BooleanField(default=False)
     # bytes this hand-in keeps: its file and the files sent with it (the student's storage budget)
     stored_bytes = models.PositiveBigIntegerField(default=0)
+    # graded on its public cases only: its hidden cases wait for its student's deadline (``hidden_results``)
+    public_only = models.BooleanField(default=False)
 
     class Meta:
         indexes = [
@@ -149,16 +151,26 @@ MAX_WAITING = 10
 # another bound: thousands of lab files of a few kB, but not a flood of 1 MiB ones (16 MiB a student).
 MAX_STORED_MIB = 16
 
+# When a task's hidden cases run: after each student's deadline (a new course's choice: until then
+# nothing a program does in a hidden case, its verdict or its time, can reach the student), or at
+# every hand-in (``hidden_results``).
+AFTER_DEADLINE, AT_ONCE = "after_deadline", "at_once"
+HIDDEN_RESULTS = [
+    (AFTER_DEADLINE, "after each student's deadline"),
+    (AT_ONCE, "at every hand-in"),
+]
+
 
 class CourseSetting(models.Model):
     """The course's settings, one row (``pk`` 1; none yet means the defaults): which of a student's
     graded submissions of a task the class page and the gradebooks count, how many of a
     student's submissions may wait to be graded at once (0: no bound), and how many MiB one
-    student's hand-ins may keep (0: no bound)."""
+    student's hand-ins may keep (0: no bound), and when hidden cases run."""
 
     marks_from = models.CharField(max_length=8, choices=MARKS_FROM, default=LATEST)
     max_waiting = models.PositiveIntegerField(default=MAX_WAITING)
     max_stored_mib = models.PositiveIntegerField(default=MAX_STORED_MIB)
+    hidden_results = models.CharField(max_length=16, choices=HIDDEN_RESULTS, default=AFTER_DEADLINE)
 
 
 class Extension(models.Model):

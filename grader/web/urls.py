@@ -37,6 +37,7 @@ urlpatterns = [
     path("teach/tasks/<str:task_id>/limits", views_instructor.limits, name="limits"),
     path("teach/limits", views_instructor.limits_all, name="limits_all"),
     path("teach/marks", views_instructor.marks, name="marks"),
+    path("teach/hidden", views_instructor.hidden, name="hidden"),
     path("teach/waiting", views_instructor.waiting_bound, name="waiting_bound"),
     path("teach/gradebook.csv", views_instructor.gradebook, name="gradebook"),
     path("teach/gradescope.zip", views_instructor.gradescope, name="gradescope"),

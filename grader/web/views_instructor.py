@@ -32,8 +32,9 @@ from grader.web.course_state import course_problem, course_tasks
 from grader.web.gradescope_export import gradescope_zip
 from grader.web.handin import only_latest, regrade_ids, regrade_words
 from grader.web.handin import regrade as regrade_task
+from grader.web.hidden_results import hidden_results, parse_hidden_results, release_due, store_hidden_results
 from grader.web.late_work import late_change_words, refresh_late
-from grader.web.models import BEST, CHOSEN, ERROR, Submission
+from grader.web.models import AT_ONCE, BEST, CHOSEN, DONE, ERROR, Submission
 from grader.web.pages import REPORT_POLICY
 from grader.web.policies import (
     marks_from,
@@ -96,6 +97,8 @@ def teach(request, problem: str = "", status: int = 200):
             for task in tasks.values()
         ],
         "marks_from": marks_from(),
+        "hidden_results": hidden_results(),
+        "public_only": Submission.objects.filter(public_only=True, status=DONE).count(),
         "max_waiting": max_waiting(),
         "max_stored_mib": max_stored_bytes() // (1024 * 1024),
         "problem": problem,
@@ -119,6 +122,7 @@ def limits(request, task_id: str):
     with transaction.atomic():  # one transaction: a hand-in meanwhile waits on the policy's row lock
         store_limits(task_id, parsed)
         changed = late_change_words(*refresh_late([task_id]))
+    release_due()  # a deadline now past: the hidden cases that waited for it run
     messages.success(request, f"{task_id}: limits and deadline saved.{changed}")
     return redirect("teach")
 
@@ -135,6 +139,7 @@ def limits_all(request):
     with transaction.atomic():
         store_limits_for_all(list(tasks), fields)
         changed = late_change_words(*refresh_late(list(tasks)))
+    release_due()
     messages.success(request, f"Every task ({plural(len(tasks), 'task')}): limits and deadline saved.{changed}")
     return redirect("teach")
 
@@ -169,6 +174,22 @@ def waiting_bound(request):
         store_max_stored(stored)
         kept = f" A student's hand-ins may keep {f'{stored} MiB' if stored else 'any number of bytes'}."
     messages.success(request, f"Now {said} may wait to be graded at once.{kept}")
+    return redirect("teach")
+
+
+@require_POST
+@staff_required
+def hidden(request):
+    """Set when hidden cases run: after each student's deadline, or at every hand-in (the rows
+    graded on their public cases whose hidden cases may now run are graded again in full)."""
+    choice, problem = parse_hidden_results(request.POST.get("hidden_results", ""))
+    if choice is None:
+        return teach(request, problem=f"{problem[0].upper()}{problem[1:]}; nothing was changed.", status=400)
+    owed = store_hidden_results(choice)
+    when = "at every hand-in" if choice == AT_ONCE else "after each student's deadline"
+    again = f" {plural(owed, 'submission')} graded on the public cases only will be graded again in full."
+    again = again if owed else ""
+    messages.success(request, f"Hidden cases now run {when}.{again}")
     return redirect("teach")
 
 

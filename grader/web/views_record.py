@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST
 from grader.marks import plain_number
 from grader.web.class_marks import student_marks
 from grader.web.course_state import course_tasks, handout_order
+from grader.web.hidden_results import release_due
 from grader.web.history import before_id, numbers, page
 from grader.web.late_work import (
     EVERY_TASK,
@@ -97,6 +98,7 @@ def extension(request, username: str):
     if isinstance(change, str):
         return student(request, username, problem=f"Extension: {change}; nothing was changed.", status=400)
     changed = late_change_words(*store_extension(found, change, request.user.username))
+    release_due()  # taken back, or moved into the past: the hidden cases that waited for it run
     which = "every task" if len(change.tasks) > 1 else change.tasks[0]
     if change.deadline is None:
         messages.success(request, f"{username}: the extension of {which} is taken back.{changed}")

@@ -31,6 +31,7 @@ from grader.web.class_marks import student_marks
 from grader.web.companions import file_names, names_taken
 from grader.web.course_state import course_tasks, exercise_statement, handout_order
 from grader.web.handin import hand_in, read_upload, read_uploads
+from grader.web.hidden_results import hidden_words
 from grader.web.history import LISTED, before_id, numbers, page
 from grader.web.models import CHOSEN, DONE, ERROR, NOT_COUNTED, Submission, SubmissionFile, TaskPolicy
 from grader.web.policies import deadline_for, limits_in_words, marks_from
@@ -62,12 +63,18 @@ def line(row, number=None) -> dict:
     """A submission as a line of a list: the row, its number among its student's hand-ins of its
     task (``history.numbers``), its score and verdict in words ("" until done)."""
     done = row.status == DONE and row.score is not None
+    public = done and row.public_only  # graded on its public cases: its hidden ones wait (``hidden_results``)
+    verdict = verdict_label(row.verdict) if done else ""
+    if public:
+        verdict = "public cases accepted" if row.verdict == Verdict.NOT_RUN.value else f"{verdict} (public case)"
     return {
         "row": row,
         "number": number,
-        "score": f"{row.score:g} / {row.max_score:g}" if done else "",
-        "verdict": verdict_label(row.verdict) if done else "",
-        "accepted": done and row.verdict == Verdict.ACCEPTED.value,
+        "score": (f"{row.score:g} / {row.max_score:g}" + (" so far" if public else "")) if done else "",
+        "points": (f"{row.score:g} / {row.max_score:g} points" + (" so far" if public else "")) if done else "",
+        "verdict": verdict,
+        # graded on the public cases: "accepted" when none of them failed (its verdict is then ``not_run``)
+        "accepted": row.verdict == (Verdict.NOT_RUN if public else Verdict.ACCEPTED).value and done,
     }
 
 
@@ -207,7 +214,7 @@ def task(request, task_id: str):
         "older": older,
         "problem": problem,
         "pasted": pasted,
-        "limits": limits_in_words(task_id, request.user),
+        "limits": limits_in_words(task_id, request.user) + hidden_words(request.user, tasks[task_id]),
         "choosing": marks_from() == CHOSEN,
         "takes": _listed(names_taken(tasks[task_id])),
     }

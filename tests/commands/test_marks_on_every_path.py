@@ -74,12 +74,14 @@ def test_the_portal_gives_the_same_marks_as_check(tmp_path, django_site, grade_q
     from portal_client import api_hand_in
 
     from grader.web import roster as accounts
-    from grader.web.models import Submission
+    from grader.web.models import AT_ONCE, CourseSetting, Submission
 
     roster = tmp_path / "roster.csv"
     roster.write_text("username,role\nsam,student\n")
     with transaction.atomic():  # the session's one portal: nothing of this test stays for others
         accounts.import_roster(roster)
+        # the marks once every case ran (before the deadline a hand-in runs its public cases only)
+        CourseSetting.objects.update_or_create(pk=1, defaults={"hidden_results": AT_ONCE})
         number = api_hand_in("sam", TASK, LOOPS)
         grade_queue()
         assert Submission.objects.get(id=number).score == check_score(tmp_path)

@@ -138,6 +138,7 @@ def site(tmp_path_factory, portal_database):
     (folder / "roster.csv").write_text("username,role\nann,student\n")
     assert grader("users", "import", str(folder / "roster.csv"), "--data", str(data), *db).returncode == 0
     Tables(data, db).passwords_chosen()  # (no token works before)
+    Tables(data, db).hidden_cases_at_once()  # graded in full at once (not the deadline's test)
     (token,) = re.findall(r"^ann (\S+)$", grader("users", "token", "ann", "--data", str(data), *db).stdout, re.M)
     server, url = start(data, db, "--course", str(course), "--proxy", "127.0.0.1")
     yield url, data, course, token

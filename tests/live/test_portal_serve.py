@@ -76,6 +76,7 @@ def data_with_users(tmp_path, portal_database):
     early = grader("users", "token", "ann", "--data", str(data), *db)
     assert early.returncode == 0 and "ann is still on the one-time password: no token of theirs works" in early.stderr
     Tables(data, db).passwords_chosen()  # as if each had signed in and chosen their own
+    Tables(data, db).hidden_cases_at_once()  # graded in full at once (not the deadline's test)
     tokens = grader("users", "token", "ann", "bob", "teach", "--data", str(data), *db)
     assert tokens.returncode == 0 and not tokens.stderr, tokens.stderr
     pairs = dict(line.split() for line in tokens.stdout.splitlines())

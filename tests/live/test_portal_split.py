@@ -79,6 +79,7 @@ def database(request, tmp_path):
     roster.write_text("username,role\n" + "".join(f"{s},student\n" for s in STUDENTS))
     assert grader("users", "import", str(roster), "--data", str(data), *options).returncode == 0
     Tables(data, options).passwords_chosen()  # (no token works before)
+    Tables(data, options).hidden_cases_at_once()  # graded in full at once (not the deadline's test)
     made = grader("users", "token", *STUDENTS, "--data", str(data), *options)
     assert made.returncode == 0, made.stderr
     return data, options, dict(line.split() for line in made.stdout.splitlines())

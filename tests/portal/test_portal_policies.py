@@ -230,15 +230,18 @@ def test_students_get_403_on_the_forms_and_change_nothing():
     from grader.web.models import CourseSetting
 
     ann = signed_in("ann")
+    settings = list(CourseSetting.objects.values())
     assert set_limits(ann, interval="999").status_code == 403
     assert post(ann, "/teach/marks", {"marks_from": "best"}).status_code == 403
-    assert policy() is None and not CourseSetting.objects.exists()
+    assert post(ann, "/teach/hidden", {"hidden_results": "after_deadline"}).status_code == 403
+    assert policy() is None and list(CourseSetting.objects.values()) == settings
 
 
 def test_the_forms_need_the_csrf_token():
     teach = signed_in("teach")
     assert teach.post("/teach/tasks/nim_sum/limits", {"min_interval_s": "5"}).status_code == 403
     assert teach.post("/teach/marks", {"marks_from": "best"}).status_code == 403
+    assert teach.post("/teach/hidden", {"hidden_results": "after_deadline"}).status_code == 403
     assert policy() is None
 
 
