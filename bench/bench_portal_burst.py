@@ -3,6 +3,7 @@ seconds, a realistic mix (reference solutions, known-wrong ones, a few looping f
 and on PostgreSQL.
 
     python bench/bench_portal_burst.py [--students 300] [--window 60] [--loops 5] [--db both]
+        [--hidden at_once|after_deadline]
 
 One ``serve`` process (the embedded default: the site and ``--workers`` graders) on this machine.
 The client is this script: a thread per hand-in, each waiting for its moment (seeded, uniform over
@@ -110,10 +111,7 @@ class Rows:
         return {r[0]: (r[1], r[2], r[3], _seconds(r[4])) for r in found}
 
 
-def passwords_chosen(data: Path, db_url: str) -> None:
-    """Every account past its one-time password, as if each student had chosen their own (no API
-    token works before)."""
-    query = "DELETE FROM portal_firstsignin"
+def _run_sql(data: Path, db_url: str, query: str) -> None:
     if db_url:
         import psycopg
 
@@ -122,6 +120,24 @@ def passwords_chosen(data: Path, db_url: str) -> None:
         return
     with sqlite3.connect(data / "portal.sqlite3", timeout=30) as database:
         database.execute(query)
+
+
+def passwords_chosen(data: Path, db_url: str) -> None:
+    """Every account past its one-time password, as if each student had chosen their own (no API
+    token works before)."""
+    _run_sql(data, db_url, "DELETE FROM portal_firstsignin")
+
+
+def hidden_cases_run(data: Path, db_url: str, when: str) -> None:
+    """When hidden cases run, as the instructor chooses on /teach/: ``at_once`` (every case of
+    every hand-in, the work a burst cost before hidden cases could wait) or ``after_deadline``
+    (a new course's default: a burst before the deadline runs the public cases only)."""
+    _run_sql(
+        data,
+        db_url,
+        "INSERT INTO portal_coursesetting (id, marks_from, max_waiting, max_stored_mib, hidden_results) "
+        f"VALUES (1, 'latest', 10, 16, '{when}')",
+    )
 
 
 def _seconds(text):
@@ -149,6 +165,7 @@ def burst(db_name: str, db_url: str, args) -> None:
     (folder / "roster.csv").write_text("username,role\n" + "".join(f"{n},student\n" for n in names))
     grader("users", "import", str(folder / "roster.csv"), "--data", str(data), *options)
     passwords_chosen(data, db_url)
+    hidden_cases_run(data, db_url, args.hidden)
     tokens = dict(line.split() for line in grader("users", "token", *names, "--data", str(data), *options).splitlines())
     command = [*args.prefix.split(), sys.executable, "-m", "grader", "serve", "--data", str(data), *options]
     command += ["--port", "0", *(["--workers", str(args.workers)] if args.workers else [])]
@@ -210,6 +227,12 @@ def main() -> None:
     parser.add_argument("--loops", type=int, default=5)
     parser.add_argument("--workers", type=int, help="serve's --workers (default: serve's own, twice the cores)")
     parser.add_argument("--db", choices=("sqlite", "postgresql", "both"), default="both")
+    parser.add_argument(
+        "--hidden",
+        choices=("at_once", "after_deadline"),
+        default="at_once",
+        help="when hidden cases run (default at_once: every case, as before they could wait for the deadline)",
+    )
     parser.add_argument(
         "--prefix", default="", help="a command to start serve under, e.g. 'py-spy record -f raw -o serve.txt --'"
     )
