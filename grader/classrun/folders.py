@@ -143,29 +143,35 @@ def _named(
         key=_folder_key,
         reserved=reserved,
     )
-    said = tuple(_why(entry, names, folders, reserved) for entry in sorted(shown))
+    # who kept each name and each folder key as their own, and the class file of each key
+    keepers = (
+        {_cell(n): e for e, n in names.items() if n == shown[e]},
+        {_folder_key(f): e for e, f in folders.items() if f == shown[e]},
+        {_folder_key(file): file for file in reserved},
+    )
+    said = tuple(_why(entry, names[entry], folders[entry], keepers) for entry in sorted(shown))
     students = (StudentFolder(path=path, name=names[entry], folder=folders[entry]) for entry, path in found)
     return tuple(sorted(students, key=lambda s: s.name)), tuple(line for line in said if line)
 
 
-def _why(entry: str, names: Dict[str, str], folders: Dict[str, str], reserved: Tuple[str, ...]) -> str:
-    """The sentence for the student of the folder ``entry`` whose name or output folder is not their
-    own (naming the folder that took it), or "" for one whose both are."""
-    own, name, folder = for_terminal(entry), names[entry], folders[entry]
+def _why(entry: str, name: str, folder: str, keepers: Tuple[Dict[str, str], ...]) -> str:
+    """The sentence for the student of the folder ``entry`` whose ``name`` or output ``folder`` is
+    not their own (naming the folder that kept it: ``keepers``, by ``_cell`` of a name, by
+    ``_folder_key`` of a folder, and the class's files by theirs), or "" when both are."""
+    own = for_terminal(entry)
+    named_by, kept_by, class_files = keepers
     parts = []
     if name != own:
-        other = next((e for e, n in names.items() if n == for_terminal(e) and _cell(n) == _cell(own)), "")
         parts.append(
             f"graded as {name} in the gradebook and every list{' and as its folder' if folder == name else ''}: "
-            f"the folders {_quoted(entry)} and {_quoted(other)} show as one name once what a terminal or a "
-            "spreadsheet would act on is escaped"
+            f"the folders {_quoted(entry)} and {_quoted(named_by.get(_cell(own), ''))} show as one name once what "
+            "a terminal or a spreadsheet would act on is escaped"
         )
     if folder not in (own, name):
         key = _folder_key(own)
-        class_file = next((file for file in reserved if _folder_key(file) == key), "")
-        kept = next((e for e, f in folders.items() if f == for_terminal(e) and _folder_key(f) == key), "")
-        if class_file:
-            why = f"a folder by its own name would be, or look like, the class's own file {class_file}"
+        kept = kept_by.get(key, "")
+        if key in class_files:
+            why = f"a folder by its own name would be, or look like, the class's own file {class_files[key]}"
         elif on_every_disk(own):
             why = f"its own name cannot be a folder on every disk: {on_every_disk(own)}"
         elif folder_key(own) == folder_key(for_terminal(kept)):

@@ -99,3 +99,16 @@ def test_distinct_names_cuts_a_plain_form_to_fit_its_suffix():
     assert names[1] == "b" * 255 and names[2] == "B" * 253 + "~2"
     assert names[3] == "é" * 127 and all(len(n.encode()) <= 255 for n in names.values())
     assert len({folder_key(n) for n in names.values()}) == 3
+
+
+def test_many_spellings_of_one_name_cost_a_bounded_number_of_comparisons_each():
+    calls = []
+
+    def counted(name: str) -> str:
+        calls.append(name)
+        return folder_key(name)
+
+    spellings = ["".join("B" if i >> k & 1 else "b" for k in range(11)) for i in range(2048)]
+    names = distinct_names(((s, s, s) for s in spellings), key=counted)
+    assert len({folder_key(n) for n in names.values()}) == len(spellings)
+    assert len(calls) < 8 * len(spellings)  # trying ~2, ~3... from the start for each was 2 million
