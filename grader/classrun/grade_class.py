@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from grader.classrun.folders import ClassFolder, StudentFolder, scan_class
-from grader.classrun.outputs import ClassWriter
+from grader.classrun.outputs import STUDENTS_CSV, ClassWriter
 from grader.classrun.progress import Progress
 from grader.classrun.result_cache import ResultCache
 from grader.course import reference
@@ -44,6 +44,7 @@ CLASS_FILES = (
     "gradebook.csv",
     "cases.csv",
     "junit.xml",
+    STUDENTS_CSV,
     CACHE_NAME,
     *(CACHE_NAME + side for side in ("-wal", "-shm", "-journal")),
 )
@@ -58,6 +59,7 @@ class ClassOutcome:
     grader_failures: Tuple[str, ...]  # students the grader itself failed on (one sentence each)
     summary: str
     skipped: Tuple[str, ...] = ()  # entries of the class folder not graded, a sentence each
+    renamed: Tuple[str, ...] = ()  # students whose output folder or name is not their own, a sentence each
 
 
 def students_in(class_dir: Path) -> ClassFolder:
@@ -129,7 +131,7 @@ def grade_class(
     parts = run_parts(context, interpreter_identity(context.python))
     run = run_key(parts)
     progress = progress or Progress(len(students))
-    writer = ClassWriter(out, tasks, note, signatures or {})
+    writer = ClassWriter(out, tasks, note, signatures or {}, {s.name: s.folder for s in students})
     failures: List[str] = []
     if executor is None:
         pool: Executor = ThreadPoolExecutor(max_workers=max(1, context.jobs))
@@ -173,7 +175,9 @@ def grade_class(
         if executor is None:
             pool.shutdown(wait=True, cancel_futures=True)
     students_marks, tallies = writer.finish()
-    return ClassOutcome(tuple(students_marks), tuple(tallies), tuple(failures), progress.finish(), listing.skipped)
+    return ClassOutcome(
+        tuple(students_marks), tuple(tallies), tuple(failures), progress.finish(), listing.skipped, listing.renamed
+    )
 
 
 def _units(

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from grader.authoring.mistake_signatures import course_signatures
 from grader.classrun.grade_class import CACHE_NAME, grade_class, students_in
+from grader.classrun.outputs import STUDENTS_CSV
 from grader.classrun.progress import Progress
 from grader.classrun.result_cache import FreshCache, ResultCache
 from grader.cli.grading_setup import course_folder, graded_with, grading_context, interpreter_version
@@ -82,6 +83,15 @@ def grade_command(args) -> int:
     if outcome.skipped:
         print(f"Not graded ({len(outcome.skipped)} of the entries in {for_terminal(str(class_dir))}):", file=sys.stderr)
     for line in outcome.skipped:
+        print(f"  {for_terminal(line)}", file=sys.stderr)
+    if outcome.renamed:
+        print(
+            f"Graded under another folder or name ({plural(len(outcome.renamed), 'student')}; "
+            f"{for_terminal(str(out / STUDENTS_CSV))} says whose each folder is; rename their folders in "
+            f"{for_terminal(str(class_dir))} to keep their own):",
+            file=sys.stderr,
+        )
+    for line in outcome.renamed:
         print(f"  {for_terminal(line)}", file=sys.stderr)
     for failure in outcome.grader_failures:
         print(f"error: {for_terminal(failure)}", file=sys.stderr)

@@ -289,10 +289,12 @@ def write_class_html(
     tasks: Sequence[Task],
     path: Path,
     environment_note: str = "",
+    folders: Optional[Mapping[str, str]] = None,
 ) -> None:
     """Write the class overview to ``path``: a summary, students to help first, the score
-    distribution, each case's pass rate, and every student's mark per task (lowest share first)."""
-    write_text(path, class_html(students, tallies, tasks, environment_note))
+    distribution, each case's pass rate, and every student's mark per task (lowest share first);
+    ``folders``: a student's folder beside it, by name, where it is not their name."""
+    write_text(path, class_html(students, tallies, tasks, environment_note, folders=folders))
 
 
 def class_html(
@@ -302,10 +304,12 @@ def class_html(
     environment_note="",
     back_links: Links = (),
     names: Optional[Mapping[str, str]] = None,
+    folders: Optional[Mapping[str, str]] = None,
 ) -> str:
     """The class overview page (``write_class_html``'s) as text; a student's name links to
-    ``NAME/index.html`` beside it; ``back_links`` ((address, text) pairs, none for ``grade``'s
-    file) at its top; ``names`` (the portal's roster: username -> full name) shown beside each."""
+    ``NAME/index.html`` beside it (``FOLDER/index.html`` where ``folders`` maps the name to another
+    folder); ``back_links`` ((address, text) pairs, none for ``grade``'s file) at its top; ``names``
+    (the portal's roster: username -> full name) shown beside each."""
     overview = class_overview(students, tallies, tasks)
     page = _environment().get_template("class.html")
     return page.render(
@@ -314,6 +318,7 @@ def class_html(
         environment_note=environment_note,
         back_links=back_links,
         names=names or {},
+        folders=folders or {},
     )
 
 

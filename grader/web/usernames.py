@@ -7,9 +7,10 @@ In: usernames (from a roster, or the accounts already in the database). Out:
   name: an account whose name NFKC changes can never sign in. Whitespace and control or invisible
   characters are refused by the character rule (Django's ``UnicodeUsernameValidator``: letters,
   digits and ``@ . + - _``).
-- ``same_key``: the key under which two names are one student to a person or a disk: NFKC, then
-  Unicode case folding, then NFKC again (``Bob``, ``bob``, ``ＢＯＢ``; ``Straße`` and ``STRASSE``).
-  A case-insensitive file system (macOS, Windows) keeps one folder of a zip for such names.
+- ``same_key`` (``report/export_names.py``'s, which ``grade`` shares): the key under which two
+  names are one student to a person or a disk: NFKC, then Unicode case folding, then NFKC again
+  (``Bob``, ``bob``, ``ＢＯＢ``; ``Straße`` and ``STRASSE``). A case-insensitive file system (macOS,
+  Windows) keeps one folder of a zip for such names.
 - ``export_folders``: a folder name for every username, no two the same as a disk compares them
   (``same_key``, and Windows drops a name's trailing dots) and each one plain folder name (never
   ``..``, a separator, a control character, or a name Windows keeps for a device: ``con``, ``nul``),
@@ -23,14 +24,15 @@ import re
 import unicodedata
 from typing import Dict, Iterable
 
+from grader.report.export_names import distinct_names, is_device
+from grader.report.export_names import same_key as same_key  # (the roster's, from here)
+
 MAX_USERNAME = 150  # Django's username field
 # Django's UnicodeUsernameValidator's characters: \w is Unicode letters, digits and _, so no
 # whitespace, control, format (invisible) or combining character passes.
 _CHARACTERS = re.compile(r"[\w.@+-]+")
 _NOT_ALLOWED = re.compile(r"[^\w.@+-]")
 _MAX_FOLDER = 100  # of a folder made from a name that breaks the rules (before its ``~N``)
-# Names Windows gives to devices, whatever follows a dot: a folder ``nul`` cannot be made there.
-_DEVICES = {"con", "prn", "aux", "nul", *(f"com{n}" for n in range(10)), *(f"lpt{n}" for n in range(10))}
 
 
 def sign_in_problem(name: str) -> str:
@@ -64,19 +66,9 @@ def _keeps_characters(name: str) -> bool:
     return bool(_CHARACTERS.fullmatch(name)) and set(name) != {"."}
 
 
-def same_key(name: str) -> str:
-    """The key two names share when a person or a case-insensitive disk takes them for one."""
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
-
-
-def _folder_key(folder: str) -> str:
-    """The key under which two folder names are one folder on some disk (Windows drops trailing dots)."""
-    return same_key(folder).rstrip(".")
-
-
 def _own_folder(name: str) -> bool:
     """Whether ``name`` may be a folder of its own name: it keeps the rules and names no device."""
-    return not sign_in_problem(name) and same_key(name).split(".")[0] not in _DEVICES
+    return not sign_in_problem(name) and not is_device(name)
 
 
 def _plain(name: str) -> str:
@@ -85,30 +77,14 @@ def _plain(name: str) -> str:
     it would be only dots or a device's name."""
     plain = _NOT_ALLOWED.sub("_", unicodedata.normalize("NFKC", name))[:_MAX_FOLDER]
     only_dots = set(plain) <= {"."}  # (or empty)
-    return "_" + plain if only_dots or same_key(plain).split(".")[0] in _DEVICES else plain
+    return "_" + plain if only_dots or is_device(plain) else plain
 
 
 def export_folders(usernames: Iterable[str], reserved: Iterable[str] = ()) -> Dict[str, str]:
-    """A folder name for each of ``usernames``, by username. A name that keeps the rules, names no
-    device and is the first (in code point order) of its folder key is its own folder; any other
-    gets its plain form with ``~2``, ``~3``... (``~`` is in no username that keeps the rules, so it
-    takes no one's name; a device's name gets ``_`` before it: ``_con``). No folder is one of
-    ``reserved`` (the export's own files)."""
-    names = sorted(set(usernames))
-    folders: Dict[str, str] = {}
-    taken = {_folder_key(name) for name in reserved}
-    for name in names:  # first the names that keep the rules: they keep their own folders
-        if _own_folder(name) and _folder_key(name) not in taken:
-            folders[name] = name
-            taken.add(_folder_key(name))
-    for name in names:
-        if name in folders:
-            continue
-        base, number = _plain(name), 1
-        folder = base
-        while _folder_key(folder) in taken:
-            number += 1
-            folder = f"{base}~{number}"
-        folders[name] = folder
-        taken.add(_folder_key(folder))
-    return folders
+    """A folder name for each of ``usernames``, by username (``export_names.distinct_names``). A name
+    that keeps the rules, names no device and is the first (in code point order) of its folder key
+    is its own folder; any other gets its plain form with ``~2``, ``~3``... (``~`` is in no username
+    that keeps the rules, so it takes no one's name; a device's name gets ``_`` before it: ``_con``).
+    No folder is one of ``reserved`` (the export's own files)."""
+    wanted = [(name, name if _own_folder(name) else None, _plain(name)) for name in sorted(set(usernames))]
+    return distinct_names(wanted, reserved=reserved)

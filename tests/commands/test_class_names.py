@@ -135,8 +135,8 @@ def test_folders_named_with_a_dot_are_students(tmp_path, course, capsys):
     out = tmp_path / "out"
     assert main(["grade", str(room), "--out", str(out), "--course", str(course), "--allow-unprotected"]) == 0
     assert sorted(row[0] for row in rows(out / "gradebook.csv")[1:]) == ["...", ".bob", "alice"]
-    assert (out / "..." / "results.json").is_file()
-    assert (out / "...").resolve().parent == out.resolve()
+    assert (out / "_..." / "results.json").is_file()  # (a name of only dots is no folder on Windows)
+    assert (out / "_...").resolve().parent == out.resolve()
     assert "Graded 3 students" in capsys.readouterr().out
 
 
@@ -153,25 +153,34 @@ def test_what_is_not_a_student_is_named_in_the_summary(tmp_path, course, capsys)
     assert [row[0] for row in rows(out / "gradebook.csv")[1:]] == ["alice"]
 
 
-def test_a_folder_named_like_a_class_file_is_skipped_and_the_class_is_graded(tmp_path, course, capsys):
+def test_a_folder_named_like_a_class_file_is_graded_in_a_folder_of_its_own(tmp_path, course, capsys):
     room = make_class(tmp_path / "class", ["alice", "index.html", "Gradebook.csv", "grading-cache.sqlite-wal"])
     out = tmp_path / "out"
     assert main(["grade", str(room), "--out", str(out), "--course", str(course), "--allow-unprotected"]) == 0
     err = capsys.readouterr().err
     for name in ("index.html", "Gradebook.csv", "grading-cache.sqlite-wal"):
-        assert f"{name}: skipped, a student folder by this name would overwrite the class's own file" in err
-    assert [row[0] for row in rows(out / "gradebook.csv")[1:]] == ["alice"]
+        assert f"{name}: its reports are in the folder {name}~2 of the output: a folder by its own name" in err
+        assert (out / f"{name}~2" / "results.json").is_file()
+    assert sorted(row[0] for row in rows(out / "gradebook.csv")[1:]) == sorted(
+        ["alice", "index.html", "Gradebook.csv", "grading-cache.sqlite-wal"]
+    )
     assert (out / "index.html").is_file() and (out / "gradebook.csv").is_file()
 
 
-def test_two_folders_that_show_the_same_name_are_not_merged(tmp_path):
+def test_two_folders_that_show_the_same_name_are_told_apart(tmp_path):
     room = tmp_path / "class"
     for name in ("a\x01b", "a\\x01b", "alice"):
         (room / name).mkdir(parents=True)
     listing = scan_class(room, ())
-    assert [s.name for s in listing.students] == ["a\\x01b", "alice"]  # one output folder each
-    (line,) = listing.skipped
-    assert line.startswith("a\\x01b: skipped, the folders") and "rename one of them" in line
+    # the one that shows as itself keeps the name; neither folder holds a backslash (Windows)
+    assert [(s.path.name, s.name, s.folder) for s in listing.students] == [
+        ("a\\x01b", "a\\x01b", "a_x01b"),
+        ("a\x01b", "a\\x01b~2", "a_x01b~2"),
+        ("alice", "alice", "alice"),
+    ]
+    assert not listing.skipped
+    line = next(line for line in listing.renamed if "graded as" in line)
+    assert line.startswith("a\\x01b: graded as a\\x01b~2 in the gradebook") and "'a\\x01b'" in line
 
 
 # ---- the results cache ------------------------------------------------------------------------
