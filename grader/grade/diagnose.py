@@ -13,8 +13,9 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, List, Mapping, Optional, Sequence, Tuple
 
+from grader.grade import crash_causes
 from grader.run.run_facts import ChildCrash
 
 _FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<where>.+)$')
@@ -24,13 +25,12 @@ _HINTS = {
     "case, as the main block of the exercise does.",
     "RecursionError": "A function keeps calling itself without reaching a case that stops it.",
     "ZeroDivisionError": "Something was divided by zero: check the values before dividing.",
-    "TypeError": "A value has a different type than the code expects (for example None returned "
-    "by a function that has no return statement, or text where a number is needed).",
+    # TypeError, NameError, AttributeError: no advice by the name alone; by the message and the code
+    # (``crash_causes``), else the facts
     "KeyboardInterrupt": "Your program raised KeyboardInterrupt: nothing in an exercise should.",
-    "ModuleNotFoundError": "Only the standard library is available to your program: remove that import.",
+    "ModuleNotFoundError": "The lab's programs run on plain Python, with its standard library only (no numpy "
+    "or other packages are installed): write it without that import.",
     "RuntimeError": "",
-    "NameError": "A name is used before it is defined. If it is a function from an earlier "
-    "exercise, copy that function into this file: each exercise file must work on its own.",
     # IndexError: no advice of its own; the row advice only for a line that indexes by a row (``_row_advice``)
     "ValueError": "",
     "AssertionError": "An assert in your file failed.",
@@ -42,7 +42,8 @@ class Crash:
     """What a traceback tells: the exception, its text, and the student's line (if any).
 
     ``file`` is the name, in the run folder, of the file that line is in: the program itself
-    (its ``run_name``) or one of the student's files it imports.
+    (its ``run_name``) or one of the student's files it imports; ``code`` that file's text and
+    ``function`` the function the line is in (``<module>`` at the top level), for reading the cause.
     """
 
     exception: str
@@ -51,6 +52,8 @@ class Crash:
     source: str = ""
     file: str = ""
     builtin: bool = True  # Python's own exception of that name (only those get its hint)
+    code: str = ""
+    function: str = ""
 
 
 def _in_run_folder(path: str, workdir: str) -> str:
@@ -104,11 +107,19 @@ def crash_of(record: Optional[ChildCrash], read_source: Callable[[str], str]) ->
     if record is None:
         return None
     frame = record.frames[-1] if record.frames else None
-    line, file = (frame.line, frame.file) if frame is not None else (0, "")
-    lines = read_source(file).splitlines() if file else []
+    line, file, function = (frame.line, frame.file, frame.function) if frame is not None else (0, "", "")
+    code = read_source(file) if file else ""
+    lines = code.splitlines()
     source = lines[line - 1].strip() if 0 < line <= len(lines) else ""
     return Crash(
-        exception=record.exception, text=record.text, line=line, source=source, file=file, builtin=record.builtin
+        exception=record.exception,
+        text=record.text,
+        line=line,
+        source=source,
+        file=file,
+        builtin=record.builtin,
+        code=code,
+        function=function,
     )
 
 
@@ -178,6 +189,7 @@ def crash_message(
     task_ids: Sequence[str] = (),
     run_name: str = "",
     board: Optional[list] = None,
+    functions: Mapping[str, Tuple[str, ...]] = {},
 ) -> str:
     """``Your program crashed with IndexError (...) on line 12: `board[row]`.`` plus a hint.
 
@@ -185,7 +197,10 @@ def crash_message(
     ``task_ids`` all the course's tasks (importing another one is a mistake). ``run_name`` is the
     program's own name in the run folder: a crash in another file (``line 56 of present_board.py``)
     names that file. ``board`` is the case's board when it may be told (a visible case), for the
-    crashes it explains (an IndexError on the empty board).
+    crashes it explains (an IndexError on the empty board). ``functions`` are the functions the
+    course's exercise files ask for (``crash_causes.exercise_functions``), for a NameError. The
+    advice is the cause the message and the student's code show (``crash_causes.cause``), else
+    what the exception always means, else none: the facts alone.
     """
     what = crash.exception + (f" ({crash.text})" if crash.text else "")
     elsewhere = bool(run_name and crash.file and crash.file != run_name)
@@ -194,7 +209,11 @@ def crash_message(
         where = f" on line {crash.line} of {crash.file}" if elsewhere else f" on line {crash.line}"
     code = f": {crash.source}" if crash.source else ""
     hint = _HINTS.get(crash.exception, "") if crash.builtin else ""
-    if crash.builtin and crash.exception == "IndexError":
+    empty = crash.exception == "IndexError" and board == []  # the empty board's advice says it all
+    read = crash_causes.cause(crash, functions, board) if not empty else None
+    if read:
+        hint = read
+    elif crash.builtin and crash.exception == "IndexError":
         if board == []:
             code, hint = f"{code}, on the empty board []", _EMPTY_BOARD_ADVICE
         elif _indexes_by_row(crash.source):

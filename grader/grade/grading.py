@@ -17,6 +17,7 @@ from typing import List, Mapping, Optional, Sequence, Tuple
 from grader.check.registry import Checker, CheckerRegistry, GameChecker
 from grader.course.layout import Course
 from grader.grade import hand_in
+from grader.grade.crash_causes import exercise_functions
 from grader.grade.hand_in import Submitted
 from grader.grade.repeats import run_repeats
 from grader.grade.submitted_program import companion_names, run_seed
@@ -140,4 +141,5 @@ def _one_run(
         run = context.runner.interact(program, session, case.limits)
     else:
         run = context.runner.run(program, case.input.encode("utf-8"), case.limits)
-    return run_result(case, checker, run, session, program, context.task_ids, shown)
+    functions = exercise_functions(str(context.course) if context.course is not None else None)
+    return run_result(case, checker, run, session, program, context.task_ids, shown, functions)

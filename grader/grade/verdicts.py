@@ -18,7 +18,7 @@ from __future__ import annotations
 import signal
 from dataclasses import replace
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence, Tuple
 
 from grader.check.random_answers import answer_key
 from grader.check.registry import Checker, OutputChecker
@@ -43,12 +43,14 @@ def run_result(
     program: Program,
     task_ids: Sequence[str],
     shown: str,
+    functions: Mapping[str, Tuple[str, ...]] = {},
 ) -> CaseResult:
     """One run of ``program`` on ``case``, decided: its verdict, message and what the report shows.
 
     ``checker`` is the case's registry entry; ``session`` the interactive session the run talked to
     (None for a fixed input); ``task_ids`` every task of the course (for messages about imports);
-    ``shown`` how the student's file is named to them.
+    ``shown`` how the student's file is named to them; ``functions`` the functions the course's
+    exercise files ask for (``crash_causes.exercise_functions``), for the advice on a crash.
     """
     actual, note = _decode(run.stdout)
     if run.output_limit_hit:
@@ -66,10 +68,10 @@ def run_result(
             verdict, message = problem.verdict, problem.message
             difference = Difference(line=problem.line, column=0)  # the whole line
         else:
-            verdict, message, hint_applies = _run_verdict(run, case, program, task_ids)
+            verdict, message, hint_applies = _run_verdict(run, case, program, task_ids, functions)
             verdict = verdict or Verdict.ACCEPTED
     else:
-        verdict, message, hint_applies = _run_verdict(run, case, program, task_ids)
+        verdict, message, hint_applies = _run_verdict(run, case, program, task_ids, functions)
         if verdict is None:
             outcome = _check(case, actual, checker)
             verdict, message = outcome.verdict, outcome.message
@@ -202,7 +204,9 @@ def _source_text(source: str, line: int) -> str:
     return f" ({text})" if text else ""
 
 
-def _run_verdict(run: RunResult, case: Case, program: Program, task_ids: Sequence[str]):
+def _run_verdict(
+    run: RunResult, case: Case, program: Program, task_ids: Sequence[str], functions: Mapping[str, Tuple[str, ...]]
+):
     """(verdict, message, hint_applies) when the run itself failed, or (None, "", True) when its
     output is to be checked. ``hint_applies`` is False where the case's hint would be noise (a
     crash caused by how the file is set up, not by the case's logic)."""
@@ -281,7 +285,7 @@ def _run_verdict(run: RunResult, case: Case, program: Program, task_ids: Sequenc
                 )
             # the input's shape may be told of a visible case only (a hidden one shows nothing of its input)
             board = None if case.hidden else diagnose.input_board(case.input)
-            message = diagnose.crash_message(crash, program.own_modules, task_ids, program.run_name, board)
+            message = diagnose.crash_message(crash, program.own_modules, task_ids, program.run_name, board, functions)
             return Verdict.RUNTIME_ERROR, message, not diagnose.is_setup_crash(crash)
         if run.signal == getattr(signal, "SIGXCPU", None):
             return (

@@ -18,6 +18,19 @@ from grader.rules.static_check import find_violations
 
 _BLOCK_START = re.compile(r"^\s*(if|elif|else|for|while|def|class|try|except|finally|with)\b")
 _PY2_PRINT = re.compile(r"^\s*print\s+[^\s(=]")
+# Other statements of Python 2 that Python 3 cannot parse, and what to write instead.
+_PY2_SYNTAX = (
+    (
+        re.compile(r"^\s*except\s+(?P<kind>[\w.]+)\s*,\s*(?P<name>\w+)\s*:"),
+        "except {kind}, {name}",
+        "except {kind} as {name}",
+    ),
+    (re.compile(r"^\s*raise\s+(?P<kind>[\w.]+)\s*,\s*(?P<text>.+?)\s*$"), "raise {kind}, ...", "raise {kind}({text})"),
+    (re.compile(r"^\s*exec\s+[^\s(=]"), "exec statement", "exec(...)"),
+    (re.compile(r"<>"), "<> (not equal)", "!="),
+    (re.compile(r"`[^`]*`"), "backticks `x` (repr)", "repr(x)"),
+    (re.compile(r"\b(?P<digits>[1-9]\d*)[lL]\b"), "long number {digits}L", "{digits}"),
+)
 # Python 3.9 and 3.10 parse without a depth guard: a file of 300 kB holding a.b.b.b... or 1+1+1...
 # 150,000 times deep overflows the parser's C stack and kills the interpreter, which here would be
 # the grader. A file this large (a real answer is under 10 kB) is compiled first in an interpreter
@@ -165,6 +178,8 @@ def _syntax_hint(text: str, source_line: str, error: SyntaxError) -> str:
         return "Blocks are nested here more deeply than Python allows: move some of them into functions."
     if "Missing parentheses in call to 'print'" in text or _PY2_PRINT.match(source_line):
         return "This is Python 2's print statement; in Python 3 print is a function: write print(x) instead of print x."
+    if "leading zeros in decimal integer literals" in text:
+        return "A number cannot start with 0 in Python 3 (0777 was Python 2's octal): write 777, or 0o777 for octal."
     if "was never closed" in text or "EOF" in text:
         return "A bracket or quote opened here is never closed."
     if "unmatched" in text or "does not match" in text:
@@ -175,6 +190,16 @@ def _syntax_hint(text: str, source_line: str, error: SyntaxError) -> str:
         return "Check that the lines of each block start at the same column, and do not mix tabs and spaces."
     if "Maybe you meant '=='" in text:
         return "To compare two values use ==; a single = stores a value."
+    return _python2_words(source_line)
+
+
+def _python2_words(line: str) -> str:
+    """What to write instead of the Python 2 statement on ``line`` that Python 3 cannot parse, or ""."""
+    for pattern, was, instead in _PY2_SYNTAX:
+        found = pattern.search(line)
+        if found:
+            words = found.groupdict()
+            return f"This is Python 2's {was.format(**words)}: in Python 3 write {instead.format(**words)}."
     return ""
 
 

@@ -32,6 +32,14 @@ def syntax(id, data, line, words, marks=()):
 
 SYNTAX_ERRORS = [
     syntax("python2-print", b'x = 1\nprint "x"\n', 2, ["Line 2", "print is a function", "print(x)"]),
+    syntax(
+        "python2-except-comma", b"try:\n    x = 1\nexcept ValueError, e:\n    pass\n", 3, ["except ValueError as e"]
+    ),
+    syntax("python2-raise-comma", b'raise ValueError, "no"\n', 1, ['raise ValueError("no")']),
+    syntax("python2-not-equal", b"if 1 <> 2:\n    pass\n", 1, ["!="]),
+    syntax("python2-octal", b"x = 0777\n", 1, ["0o777"]),
+    syntax("python2-long", b"x = 10L\n", 1, ["write 10"]),
+    syntax("python2-backticks", b"x = `3`\n", 1, ["repr(x)"]),
     syntax("missing-colon-if", b"x = 2\nif x > 1\n    print(x)\n", 2, ["Line 2", "colon"]),
     syntax("missing-colon-def", b"def f(x)\n    return x\n", 1, ["Line 1", "colon"]),
     syntax("missing-colon-for", b"for i in range(3)\n    print(i)\n", 1, ["Line 1", "colon"]),
