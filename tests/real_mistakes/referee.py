@@ -1,6 +1,7 @@
-"""Real-style mistakes of one class of issue 36 (see the package's docstring): what the game's
+"""Real-style mistakes of two classes of issue 36 (see the package's docstring): what the game's
 referee says must be true of the transcript (a move it calls legal was legal, a refused move is
-said as refused)."""
+said as refused), and a mistake that repeats over many cases is one cause (a debug print, a row
+number one off), with a first message that names it."""
 
 from __future__ import annotations
 
@@ -125,5 +126,102 @@ FILES = (
         says="an illegal move leaves the board as it was",
         never=("the board after Alice's move '2 2'", "was legal"),
         whole=_TAKES_THE_REST,
+    ),
+    # -- one mistake over many cases: its cause said once ---------------------------------------
+    RealMistake(
+        "present_board",
+        "the row counter is moved on before the row is printed: rows count from 2",
+        says='expected "1: X X X X X", your program printed "2: X X X X X"',
+        never=("leftover debug", 'Rows count from 1, so the first row is "1:", not "0:"'),
+        changes=(
+            (
+                """    lines = ["Nim:"]
+    for number, size in enumerate(board, start=1):
+        # " X" repeated size times: "" for an empty row, so "2:" has no trailing space.
+        lines.append(str(number) + ":" + " X" * size)
+    return "\\n".join(lines)""",
+                """    text = "Nim:"
+    row = 1
+    for objects in board:
+        row = row + 1
+        text = text + "\\n" + str(row) + ":"
+        for i in range(objects):
+            text = text + " X"
+    return text""",
+            ),
+        ),
+    ),
+    RealMistake(
+        "present_board",
+        "the board is printed as a list first, a debug print left in",
+        says="leftover debug prints",
+        never=("Rows count from 1", "10,000 rows", "up to 1000 objects"),
+        changes=(
+            (
+                """    lines = ["Nim:"]
+""",
+                """    print(board)
+    lines = ["Nim:"]
+""",
+            ),
+        ),
+    ),
+    RealMistake(
+        "exclusive_or",
+        "the two bits printed while testing, left in",
+        says="leftover debug prints",
+        never=("Two equal bits give 0", "Exactly one 1 gives 1"),
+        changes=(
+            (
+                """    if a == b:
+        return 0
+    return 1""",
+                """    print("a =", a, "b =", b)
+    if a == b:
+        return 0
+    else:
+        return 1""",
+            ),
+        ),
+    ),
+    RealMistake(
+        "nim_sum",
+        "the running total printed at every row, left in",
+        says="leftover debug prints",
+        never=("32 bits", "64 bits"),
+        changes=(
+            (
+                """    for row in board:
+        total = total ^ row
+""",
+                """    for row in board:
+        total = total ^ row
+        print("total so far:", total)
+""",
+            ),
+        ),
+    ),
+    RealMistake(
+        "bin_num",
+        "binary_numeral looks the bits up in a table of four-bit numbers",
+        says="KeyError",
+        never=("copy that function",),
+        changes=(
+            (
+                """    number = 0
+    place_value = 1
+    for bit in reversed(bits):  # from the last bit, worth 1, to the first
+        number = number + bit * place_value
+        place_value = place_value * 2
+    return number""",
+                """    table = {}
+    for value in range(16):
+        table[str(value // 8) + str(value // 4 % 2) + str(value // 2 % 2) + str(value % 2)] = value
+    key = ""
+    for bit in bits:
+        key = key + str(bit)
+    return table[key.zfill(4)]""",
+            ),
+        ),
     ),
 )
