@@ -23,6 +23,7 @@ def main() -> None:
     from support import solution
 
     from grader.authoring.mistake_signatures import course_signatures
+    from grader.course.layout import Course
     from grader.course.loader import load_course
     from grader.grade.grading import grade_file
     from grader.grade.known_mistakes import with_known_mistake
@@ -32,7 +33,7 @@ def main() -> None:
     tasks = load_course(PROJECT)
     counts = {"names it": 0, "misleads": 0, "symptom only": 0}
     with best_runner() as runner, tempfile.TemporaryDirectory() as folder:
-        context = replace(grading_context(runner, PROJECT), jobs=2)
+        context = replace(grading_context(runner, Course(PROJECT)), jobs=2)
         wanted = sorted({entry.task for entry in ALL})
         signatures = course_signatures(PROJECT, [tasks[t] for t in wanted], context) if wanted else {}
         for number, entry in enumerate(ALL):
