@@ -220,7 +220,9 @@ class NimGameSession:
         if run.timed_out:
             return Problem(self._timeout_message(run), last, Verdict.TIME_LIMIT_EXCEEDED)
         if self.input_ended:
-            if run.crash is not None:  # reported by the process that ran it, never read from its stderr
+            # (reported by the process that ran it, never read from its stderr); another crash is
+            # not about the end of the input: grading explains it from its traceback
+            if run.crash is not None and run.crash.exception == "EOFError":
                 return Problem(
                     "When the input ended, your program crashed instead of ending quietly. "
                     "Catch EOFError around input() and end the game.",
@@ -252,9 +254,16 @@ class NimGameSession:
                 "Your program is waiting for input, but it did not ask for it with a prompt that "
                 "contains 'make a move'. Ask with input(name + ', make a move: ')."
             )
+        # what the transcript shows, no guess at why: slow work (a companion's optimal_move) and
+        # a loop that never ends both look like this from outside
+        if not any(self.referee.board):
+            return (
+                "The board is empty, but your program did not announce the winner: it was still running "
+                "at the time limit, not waiting for input."
+            )
         return (
-            "Your program stopped printing and did not end. Is there a loop that never ends, for "
-            "example one that keeps asking the computer player for a move?"
+            "Your program did not finish the game: it was still running at the time limit, not waiting "
+            f"for input, with {self.referee.player()} to move."
         )
 
     # -- events ------------------------------------------------------------------------------------

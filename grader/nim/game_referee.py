@@ -5,6 +5,11 @@ referee its events: a board shown, a prompt for a move, an "Illegal move" line, 
 winner announced, a move the grader typed. The referee keeps the board, whose turn it is and what
 was moved last, and records the first broken rule as a ``Problem``: the sentence for the student and
 the transcript line it is on. No I/O: events in, a ``Problem`` (or None) out.
+
+Every sentence is a claim about the transcript and is said only where the referee's state makes it
+true: a move is called legal only when it was (a refused move, unreadable or illegal, is said as
+such, with why), "the board after X" only when X was a legal move, "the game is over" only when the
+board is empty. ``tests/grading/test_referee_truth.py`` checks each claim against its transcript.
 """
 
 from __future__ import annotations
@@ -38,8 +43,10 @@ class Referee:
         self.after_illegal = False
         self.last_mover = ""
         self.last_move = ""
+        self.refused = ""  # the last move typed, when it was refused: who typed what, and why it is no move
         self.winner = ""
         self.typed_any = False
+        self.last_typed: Optional[nim.Move] = None  # the last legal move a human typed
         self.problem: Optional[Problem] = None
         self.moves = 0
 
@@ -65,13 +72,16 @@ class Referee:
             self.need_display = False
             self.seen_start = True
             return
+        why = ""
         if not self.seen_start:
             what = "the starting board"
+        elif self.pending_illegal or self.after_illegal:  # a refused move changes nothing
+            what, why = "the board as it was", f" {_capital(self.refused)}; an illegal move leaves the board as it was."
         else:
-            what = f"the board after {self.last_move}" if self.last_move else "the board"
+            what = f"the board after {self.last_move}" if self.last_move else "the starting board"
         self.fail(
             f"The board shown is not {what}: expected {_inline(self.board)}, your program showed "
-            f"{_inline(shown)}.{_first_row_difference(self.board, shown)}",
+            f"{_inline(shown)}.{why}{_first_row_difference(self.board, shown)}",
             line,
         )
 
@@ -87,8 +97,8 @@ class Referee:
             self.fail("Show the starting board (a line 'Nim:' then the rows) before the first move.", number)
         elif self.pending_illegal:
             self.fail(
-                "After an illegal or unreadable move your program must print a line that starts with "
-                "'Illegal move' before asking again.",
+                f"{_capital(self.refused)}. After an illegal or unreadable move your program must print a "
+                "line that starts with 'Illegal move' before asking again.",
                 number,
             )
         elif self.need_display:
@@ -116,25 +126,41 @@ class Referee:
             return
         if not self.typed_any:
             return  # before any move, e.g. instructions such as "Illegal moves are refused."
-        self.fail(
-            f"Your program said 'Illegal move', but {self.last_move or 'the move'} was legal.",
-            number,
-        )
+        if self.after_illegal:
+            # the refusal was said already and no move was typed since: a loop that refuses again
+            # without asking (the move refused was no move, so calling it legal would be false)
+            self.fail(
+                f"Your program printed 'Illegal move' twice for one move, without asking for a new move in "
+                f"between. {_capital(self.refused)}: print one line that starts with 'Illegal move', then ask "
+                f"{self.player()} again with a prompt that contains 'make a move'.",
+                number,
+            )
+        elif self.winner or not any(self.board):
+            self.fail("The board is empty, so the game is over, but your program printed 'Illegal move'.", number)
+        else:
+            self.fail(f"Your program said 'Illegal move', but {self.last_move} was legal.", number)
 
     def computer_move(self, name: str, move: nim.Move, number: int) -> None:
         """The program printed that player ``name`` made ``move`` (transcript line ``number``)."""
         player = self.player()
+        if name == self.last_mover and not nim.is_computer(name) and move == self.last_typed:
+            return  # the move a human just typed, said again in the computer's words: another line, skipped
         if self.winner or not any(self.board):
             self.fail("The board is empty, so the game is over, but the computer made another move.", number)
-        elif self.pending_illegal or (self.after_illegal and name != player):
+        elif not self.seen_start:
+            self.fail("Show the starting board (a line 'Nim:' then the rows) before the first move.", number)
+        elif (self.pending_illegal or self.after_illegal) and name != player:
+            unsaid = " (and no line starting with 'Illegal move' was printed)" if self.pending_illegal else ""
             self.fail(
-                f"After an illegal move the same player ({player}) must move again, but the turn passed to {name}.",
+                f"{_capital(self.refused)}{unsaid}. After an illegal move the same player ({player}) must move "
+                f"again, but the turn passed to {name}.",
                 number,
             )
         elif self.need_display:
             self.fail(f"After {self.last_move} your program did not show the board before the next move.", number)
         elif name != player:
-            self.fail(f"It is {player}'s turn, but your program made a move for {name}.", number)
+            stranger = "" if name in self.players else f", who is not one of the players ({' and '.join(self.players)})"
+            self.fail(f"It is {player}'s turn, but your program made a move for {name}{stranger}.", number)
         elif not nim.is_computer(name):
             self.fail(f"{name} is a human player: ask for a move with a 'make a move' prompt.", number)
         elif not nim.is_legal(self.board, move):
@@ -175,9 +201,10 @@ class Referee:
         self.after_illegal = False
         if move is None or not nim.is_legal(self.board, move):
             self.pending_illegal = True
-            self.last_move = f"{player}'s move '{typed}'"
+            self.refused = _refusal(player, typed, move, self.board)
             return
         self._moved(player, f"{player}'s move '{typed}'", nim.apply(self.board, move))
+        self.last_typed = move
 
     def end_problem(self, last: int) -> Optional[Problem]:
         """What is wrong with how the game ended, when the program ended by itself with exit status 0
@@ -197,6 +224,7 @@ class Referee:
         return None
 
     def _moved(self, player: str, description: str, board: List[int]) -> None:
+        self.last_typed = None
         self.board = board
         self.last_mover = player
         self.last_move = description
@@ -204,6 +232,19 @@ class Referee:
         self.after_illegal = False
         self.moves += 1
         self.turn = 1 - self.turn
+
+
+def _refusal(player: str, typed: str, move: Optional[nim.Move], board: Sequence[int]) -> str:
+    """Why what ``player`` typed is no move on ``board``: unreadable (``move`` None) or illegal."""
+    if not typed.strip():
+        return f"{player} typed an empty line, which is not a move"
+    if move is None:
+        return f"{player} typed '{typed}', which is not a move (a move is two whole numbers, such as '2 1')"
+    return f"{player}'s move '{typed}' is illegal: {nim.why_illegal(board, move)}"
+
+
+def _capital(sentence: str) -> str:
+    return sentence[:1].upper() + sentence[1:]
 
 
 def _inline(board: Sequence[int]) -> str:

@@ -2,22 +2,27 @@
 
 In: a ``TaskResult`` (its hidden cases already concealed: ``CaseResult.concealed``, so whatever is
 built here shows of a hidden case only what its own row shows). Out: ``causes`` — one ``Cause``
-per verdict and message core shared by several cases, in the order the cases come; ``particular``
-— what is left of a case's message once its shared cause is said at the top; ``terminal_cause`` —
-the first failing case's cause as one line, in the report's words.
+per cause shared by several cases, in the order the cases come; ``said_at_top`` — the cases whose
+whole cause is said there, so that their rows show only what is theirs alone (``split_message``);
+``terminal_cause`` — the first failing case's cause as one line, in the report's words.
 
 A message's core is the message without what belongs to its case alone: the "Run 2 of 5: " of a
-repeated case and the case's hint at the end. Two cases with the same verdict and core (the same
-exception at the same line, the same syntax error, a missing module, "not run") share a cause.
+repeated case and the hint it got at the end. Cases share a cause when they fail the same way: the
+same verdict and core (the same syntax error, a missing module, "not run"), or the same kind of
+mistake said with their own numbers (``cause_kinds``: extra lines around the answer, every row
+number one too high, one crash at one line with different values). A kind is said once, in a
+sentence true of each of its cases; each case's row keeps its own message, which has its numbers.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from grader.model import CaseResult, TaskResult, Verdict
+from grader.report import cause_kinds
+from grader.report.cause_kinds import first_sentence
 from grader.safe_text import for_terminal
 
 _RUN_PREFIX = re.compile(r"Run \d+ of \d+: ")
@@ -46,56 +51,104 @@ class Cause:
 
 def split_message(case: CaseResult) -> Tuple[str, str]:
     """(core, particular) of ``case``'s message: the part another case may share, and the part
-    that is this case's alone ("Run 2 of 5", its hint), as text a person reads."""
+    that is this case's alone ("Run 2 of 5", the hint it got), as text a person reads."""
     message = case.message
     parts = []
     prefix = _RUN_PREFIX.match(message)
     if prefix:
         parts.append(prefix.group().rstrip(": ") + ".")
         message = message[prefix.end() :]
-    hint = f" Hint: {case.case.hint}"
-    if case.case.hint and message.endswith(hint):
-        message = message[: -len(hint)]
-        parts.append(hint.strip())
+    said = next(
+        (
+            form.format(hint)
+            for hint in (case.hint, case.case.hint)
+            if hint
+            for form in _HINT_FORMS
+            if message.endswith(form.format(hint))
+        ),
+        "",
+    )
+    if said:
+        message = message[: -len(said)]
+        parts.append(said.strip())
     return message, " ".join(parts)
 
 
-def shared_cores(result: TaskResult) -> Dict[Tuple[Verdict, str], int]:
-    """For each (verdict, core) of the task's failing cases, how many cases have it."""
-    counts: Dict[Tuple[Verdict, str], int] = {}
-    for case in result.cases:
-        if not case.accepted:
-            key = (case.verdict, split_message(case)[0])
-            counts[key] = counts.get(key, 0) + 1
-    return counts
+# How a case's hint follows its message (``grade.hints.hint_sentence``): a course's hint, or a
+# known mistake's.
+_HINT_FORMS = (" Hint: {}", " This is a common mistake: {}")
 
 
-def is_shared(case: CaseResult, counts: Dict[Tuple[Verdict, str], int]) -> bool:
-    """Whether ``case``'s cause is said once at the top for several cases (its row then shows only
-    ``split_message``'s particular part)."""
-    return not case.accepted and counts.get((case.verdict, split_message(case)[0]), 0) > 1
+def said_at_top(result: TaskResult) -> FrozenSet[int]:
+    """The indexes of ``result``'s cases whose whole cause is said once at the top, for several
+    cases (their rows then show only ``split_message``'s particular part); a case of a kind whose
+    cases each say it with their own numbers keeps its message."""
+    return frozenset(index for group in _groups(result) if group[2] for index, _, _ in group[1])
+
+
+def once_note(said: Sequence[Tuple[str, str]]) -> str:
+    """Said once under the causes, not in each case: that a cause said there whole is not said
+    again in its cases (``said``: each such case's error output as shown and as it was), and where
+    an error output they share is; "" when no case is such (each keeps its own message)."""
+    if not said:
+        return ""
+    moved = any(whole and not shown for shown, whole in said)
+    where = ", and the error output they share is under the first of them" if moved else ""
+    return f"A cause said here is not said again in the cases it names{where}."
+
+
+# A group of failing cases: (verdict, members as (index, case, core), its cause said whole at the
+# top, the sentence of its kind or "" when it is the members' common core or each says its own).
+_Group = Tuple[Verdict, List[Tuple[int, CaseResult, str]], bool, str]
+
+
+def _groups(result: TaskResult) -> List[_Group]:
+    """``result``'s failing cases by cause, in the order the cases come (see the module docstring)."""
+    failing = [(index, case, split_message(case)[0]) for index, case in enumerate(result.cases) if not case.accepted]
+    kinds = {index: cause_kinds.kind(case, core) for index, case, core in failing}
+    kind_counts: Dict[object, int] = {}
+    core_counts: Dict[object, int] = {}
+    for index, case, core in failing:
+        if kinds[index] is not None:
+            kind_counts[(case.verdict, kinds[index])] = kind_counts.get((case.verdict, kinds[index]), 0) + 1
+        core_counts[(case.verdict, core)] = core_counts.get((case.verdict, core), 0) + 1
+    grouped: Dict[Tuple[object, ...], List[Tuple[int, CaseResult, str]]] = {}
+    for index, case, core in failing:
+        if case.verdict is not Verdict.NOT_RUN and kind_counts.get((case.verdict, kinds[index]), 0) > 1:
+            key: Tuple[object, ...] = (case.verdict, "kind", kinds[index])
+        elif core_counts[(case.verdict, core)] > 1 or case.verdict is Verdict.NOT_RUN:
+            key = (case.verdict, "core", core)
+        else:
+            key = (case.verdict, "each")  # each says its own: "each case below says how"
+        grouped.setdefault(key, []).append((index, case, core))
+    groups: List[_Group] = []
+    for key, members in grouped.items():
+        verdict, how = members[0][1].verdict, key[1]
+        same = len({core for _, _, core in members}) == 1
+        if how == "kind" and not same:
+            kind = kinds[members[0][0]] or ()
+            text = cause_kinds.sentence(kind, [(case, core) for _, case, core in members])
+            groups.append((verdict, members, False, text))
+        else:
+            groups.append((verdict, members, how != "each", ""))
+    return groups
 
 
 def causes(
     result: TaskResult, anchors: Sequence[str], not_run_text: str = "", not_run_joined: str = ""
 ) -> Tuple[Cause, ...]:
     """The causes of ``result``'s failing cases (``anchors``: each case's anchor on the page), the
-    first failing case's first. Cases of one verdict whose messages differ make one cause with no
-    text ("each case below says how"). The cases not run are said with ``not_run_text`` when given
-    (else their message); they join the time-outs' line when those share one cause, said there
-    with ``not_run_joined`` when given (what to do, the time-outs having said why)."""
-    counts = shared_cores(result)
-    groups: Dict[Tuple[Verdict, str], List[Tuple[CaseResult, str]]] = {}
-    for case, anchor in zip(result.cases, anchors):
-        if case.accepted:
-            continue
-        core = split_message(case)[0]
-        shared = counts[(case.verdict, core)] > 1 or case.verdict is Verdict.NOT_RUN
-        groups.setdefault((case.verdict, core if shared else ""), []).append((case, anchor))
-    made = [
-        _cause(verdict, not_run_text if verdict is Verdict.NOT_RUN and not_run_text else core, members)
-        for (verdict, core), members in groups.items()
-    ]
+    first failing case's first. Cases of one verdict whose messages differ, of no kind in common,
+    make one cause with no text ("each case below says how"). The cases not run are said with
+    ``not_run_text`` when given (else their message); they join the time-outs' line when those
+    share one cause, said there with ``not_run_joined`` when given (what to do, the time-outs having
+    said why)."""
+    made = []
+    for verdict, members, whole, kind_text in _groups(result):
+        core = members[0][2] if whole else kind_text
+        if verdict is Verdict.NOT_RUN and not_run_text:
+            core = not_run_text
+        made.append(_cause(verdict, core, [(case, anchors[index]) for index, case, _ in members]))
     return _join_not_run(made, not_run_joined)
 
 
@@ -142,15 +195,3 @@ def terminal_cause(result: TaskResult) -> str:
         sentence = sentence[: TERMINAL_CHARS - 1].rstrip() + "…"
     line = f"{failing.verdict.label}: {sentence}" if sentence else failing.verdict.label
     return for_terminal(line)
-
-
-def first_sentence(text: str) -> str:
-    """``text`` up to the end of its first sentence: a full stop, question or exclamation mark
-    followed by a space, outside double quotes (a quoted output may hold ". ")."""
-    quoted = False
-    for index, char in enumerate(text):
-        if char == '"':
-            quoted = not quoted
-        elif char in ".?!" and not quoted and text[index + 1 : index + 2] == " ":
-            return text[: index + 1]
-    return text

@@ -23,7 +23,7 @@ import markupsafe
 from grader import __version__
 from grader.marks import CaseTally, StudentMarks, plain_number
 from grader.model import CaseResult, KnownMistake, Task, TaskResult, Verdict
-from grader.report.causes import Cause, causes, is_shared, shared_cores, split_message, terminal_cause
+from grader.report.causes import Cause, causes, once_note, said_at_top, split_message, terminal_cause
 from grader.report.class_overview import class_overview
 from grader.report.records import task_record
 from grader.report.shown import EVERYTHING, Shown, ShownLine, clipped, shown_lines
@@ -68,6 +68,7 @@ class TaskView:
     cut_note: str = ""  # on the portal: that the page was shortened, and how to see everything
     causes: Tuple[Cause, ...] = ()  # the failing cases grouped by cause, what to fix first first
     back_links: Links = ()
+    once_note: str = ""  # under the causes: that a cause they say whole is not said again in its cases
 
 
 def _shown(value):
@@ -104,7 +105,7 @@ def task_view(
     accepted is the one open. A case whose cause several cases share (or the file's problem, when
     it did not run) shows in its row only what is its alone: the cause is said once, at the top."""
     first_failing = next((i for i, c in enumerate(result.cases) if not c.accepted), None)
-    counts = shared_cores(result)
+    at_top = said_at_top(result)
     anchors = [f"case-{index + 1}" for index in range(len(result.cases))]
     views = []
     seen_errors = set()  # (verdict, core, error output) shown already: the same traceback, once
@@ -112,7 +113,7 @@ def task_view(
         ran = case.verdict is not Verdict.NOT_RUN
         show = not case.case.hidden and ran
         diff = case.difference
-        shared = result.problem is not None or is_shared(case, counts) or not ran
+        shared = result.problem is not None or index in at_top or not ran
         core, own = split_message(case)
         message = own if shared and result.problem is None else case.message
         error_key = (case.verdict, core, case.stderr)
@@ -139,6 +140,7 @@ def task_view(
         result=result,
         page=page,
         cases=tuple(views),
+        once_note="" if result.problem else once_note([(v.stderr, v.result.stderr) for v in views if v.shared]),
         passed=sum(1 for c in result.cases if c.accepted),
         failed_hidden=sum(1 for c in result.cases if c.case.hidden and c.verdict not in _NOT_FAILED),
         first_failing=views[first_failing] if first_failing is not None else None,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import re
 
+import pytest
 from support import solution
 
 from grader.model import Case, CaseResult, Difference, Limits, SourceProblem, Task, TaskResult, Verdict
@@ -145,3 +146,86 @@ def test_a_count_meets_its_noun_in_the_right_number(tmp_path):
     assert "0 of 1 case accepted" in _text((tmp_path / "nim_sum.html").read_text(encoding="utf-8"))
     report.write_html([one, one], tmp_path)
     assert "2 of 2 tasks still need work" in _text((tmp_path / "index.html").read_text(encoding="utf-8"))
+
+
+# -- one mistake over many cases is one cause (issue 36) -----------------------------------------
+
+EXTRA_LINES = "Your program prints extra lines before the answer"
+ONE_MISTAKE = {  # a real-style file of tests/real_mistakes, and words its one cause must say
+    "the row counter is moved on before the row is printed: rows count from 2": "each number that differs is one "
+    "too high",
+    "the board is printed as a list first, a debug print left in": EXTRA_LINES,
+    "the two bits printed while testing, left in": EXTRA_LINES,
+    "the running total printed at every row, left in": EXTRA_LINES,
+    "binary_numeral looks the bits up in a table of four-bit numbers": "Your program crashed with KeyError on line",
+}
+
+
+@pytest.mark.parametrize("name", ONE_MISTAKE)
+def test_one_mistake_over_many_cases_is_one_cause_said_once(name, grade):
+    from real_mistakes import referee
+
+    entry = next(e for e in referee.FILES if e.name == name)
+    page = report.task_page(grade(entry.task, entry.text()))
+    visible = [c for c in _causes(page) if "hidden case" not in c]
+    assert len(visible) == 1, visible
+    assert ONE_MISTAKE[name] in visible[0] and "each case below says how" not in visible[0], visible[0]
+    assert "What went wrong is said once" not in page
+
+
+def test_a_cause_said_whole_at_the_top_is_pointed_to_once_not_in_every_case(grade):
+    result = grade("working_game", solution("working_game"))  # no companion files: one crash, every case
+    text = _text(report.task_page(result))
+    assert text.count("is not said again in the cases it names") == 1
+    assert "What went wrong is said once" not in text
+
+
+def _failed(name: str, verdict: Verdict, message: str, actual: str = "", expected: str = "3\n") -> CaseResult:
+    case = Case(name, "1 2\n", (expected,), "text", {}, Limits())
+    return CaseResult(case, verdict, message, 0.1, actual=actual, expected=expected)
+
+
+def _page_causes(*results: CaseResult) -> list:
+    task = TaskResult(Task("nim_sum", "The nim-sum", tuple(r.case for r in results)), "nim_sum.py", results)
+    return _causes(report.task_page(task))
+
+
+def test_the_same_exception_at_two_lines_is_two_causes():
+    causes = _page_causes(
+        _failed("a", Verdict.RUNTIME_ERROR, "Your program crashed with KeyError ('10000') on line 9: t[k]."),
+        _failed("b", Verdict.RUNTIME_ERROR, "Your program crashed with KeyError ('111') on line 9: t[k]."),
+        _failed("c", Verdict.RUNTIME_ERROR, "Your program crashed with KeyError ('7') on line 14: u[k]."),
+    )
+    assert causes[0].startswith("crashed 2 cases: Your program crashed with KeyError on line 9: t[k].")
+    assert "'10000'" not in causes[0] and "'111'" not in causes[0], "a text true of one case only"
+    assert causes[1].startswith("crashed 1 case.")
+
+
+def test_extra_lines_before_in_one_case_and_after_in_another_are_one_cause():
+    causes = _page_causes(
+        _failed("a", Verdict.WRONG_ANSWER, "The answer is right, but ...", actual="debug\n3\n"),
+        _failed("b", Verdict.WRONG_ANSWER, "The answer is right, but ... (other)", actual="3\nbye\n"),
+    )
+    assert len(causes) == 1 and "prints extra lines before or after the answer" in causes[0], causes
+    assert 'in “a” the first extra line is "debug"' in causes[0]
+
+
+def test_numbers_off_by_different_amounts_are_not_one_shift():
+    causes = _page_causes(
+        _failed("a", Verdict.WRONG_ANSWER, 'Line 1 differs: expected "3", printed "4".', actual="4\n"),
+        _failed("b", Verdict.WRONG_ANSWER, 'Line 1 differs: expected "3", printed "5".', actual="5\n"),
+        _failed("c", Verdict.WRONG_ANSWER, 'Line 1 differs: expected "3", printed "4"!', actual="4\n"),
+    )
+    assert "each number that differs is one too high" in causes[0] and "“a”, “c”" in causes[0], causes
+    # "b" is off by 2: not in the shift's cause, said on its own
+    assert causes[1].startswith("wrong answer 1 case.") and "“b”" in causes[1]
+
+
+def test_one_sentence_with_different_values_is_said_with_the_values_left_out():
+    causes = _page_causes(
+        _failed("a", Verdict.WRONG_ANSWER, 'Your output stops after 2 lines; 5 were expected. Next: "x".'),
+        _failed("b", Verdict.WRONG_ANSWER, 'Your output stops after 3 lines; 5 were expected. Next: "y".'),
+    )
+    assert causes == [
+        'wrong answer 2 cases: Your output stops after … lines; 5 were expected. Next: "…". First: “a”, “b”.'
+    ]
