@@ -46,6 +46,7 @@ _EXIT_CALLS = {"exit", "quit", "_exit", "input"}  # (input ends a loop with EOFE
 _ENDLESS_ITERATORS = {"count", "cycle", "repeat", "iter"}
 _GROWING = {"append", "extend", "insert"}
 _STEPS = (ast.Add, ast.Sub, ast.FloorDiv, ast.RShift)
+_SEEN_FRAMES = 12  # the most frames a look holds (``child_records``)
 
 
 @dataclass(frozen=True)
@@ -149,10 +150,11 @@ def _unchanged(looks: Sequence[StackSample], level: int) -> bool:
 def _slow_sentence(frames: Tuple[Frame, ...]) -> str:
     names = [f.function for f in frames if not f.function.startswith("<")]
     calls, name = max(((names.count(n), n) for n in set(names)), default=(0, ""))
-    deep = f", with {name} calling itself {calls} deep" if calls > 1 else ""
+    more = " or more" if len(frames) >= _SEEN_FRAMES else ""
+    deep = f", with {name} calling itself {calls}{more} deep" if calls > 1 else ""
     return (
-        f"It was still working{deep}: every loop it was in goes over a fixed range or list, so it would "
-        "finish, given time. It is too slow for an input this size: it needs a quicker way to the answer."
+        f"It was still working{deep}: every loop it was in counts through a fixed range or list, so it "
+        "would finish, given time. It is too slow for an input this size: it needs a quicker way to the answer."
     )
 
 
