@@ -191,9 +191,9 @@ def _own_nodes(node: ast.AST):
         yield from _own_nodes(child)
 
 
-def _loops_around(scope: ast.AST, line: int) -> List[ast.AST]:
+def _loops_around(scope: ast.AST, line: int) -> List[ast.stmt]:
     """The loops of ``scope`` (its own code) whose body holds ``line``, innermost first."""
-    found = [
+    found: List[ast.stmt] = [
         node
         for node in _own_nodes(scope)
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While))
