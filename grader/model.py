@@ -111,12 +111,18 @@ _NO_HINT = (Verdict.ACCEPTED, Verdict.SYNTAX_ERROR, Verdict.RULE_VIOLATION, Verd
 HINT_VERDICTS = tuple(verdict for verdict in Verdict if verdict not in _NO_HINT)
 
 
+# What the grader may find a time-out to be (``grade/time_outs.py``), as a hint's ``when`` names it.
+TIME_OUT_KINDS = ("loop", "slow", "unclear")
+
+
 @dataclass(frozen=True)
 class When:
     """The failures a course's hint explains, all to hold: the case's verdict is one of ``verdicts``;
     the program printed exactly ``output``, or ``pattern`` is found in it (within a time bound); it
     crashed with Python's own exception of class ``exception`` (a class name), whose message
-    ``exception_text`` (a regex) is found in; the earlier cases ``accepted`` were, in the same grading.
+    ``exception_text`` (a regex) is found in; the earlier cases ``accepted`` were, in the same grading;
+    on a time-out, the grader found it to be one of ``time_out`` (``loop``, ``slow``, ``unclear``:
+    ``grade/time_outs.py``; empty: any time-out).
     """
 
     verdicts: Tuple[Verdict, ...] = (Verdict.WRONG_ANSWER,)
@@ -125,6 +131,7 @@ class When:
     exception: Optional[str] = None
     accepted: Tuple[str, ...] = ()
     exception_text: Optional[str] = None
+    time_out: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

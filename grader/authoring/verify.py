@@ -11,7 +11,9 @@ kill matrix: which cases catch which wrong solutions, the cases that catch none,
 solutions that no case catches. It also looks at the names of hidden cases: one that states its
 case's input or expected answer (``hidden_names``) is worth a look, not a failure, since renaming is
 the instructor's call. So is a course hint shown to a known-wrong solution that its header's
-``hints`` does not expect (``hint_warnings``): a hint that names another mistake than the file's.
+``hints`` does not expect (``hint_warnings``): a hint that names another mistake than the file's;
+and a hint that cannot reach the failures it is about (``hint_reach``: about speed but never shown
+after a time-out, about an endless loop but shown to slow work too, or always beaten by an earlier one).
 
 A known-wrong solution starts with a header of comment lines (``grader.authoring.known_wrong`` reads
 it and says each key)::
@@ -36,6 +38,7 @@ from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from grader.authoring.hidden_names import hidden_name_warnings
+from grader.authoring.hint_reach import hint_reach_warnings
 from grader.authoring.known_wrong import WrongSolution, read_wrong_solution
 from grader.course.layout import Course
 from grader.course.loader import load_course
@@ -260,6 +263,7 @@ def verify_course(
     signatures: List[Tuple[Task, Tuple[MistakeSignature, ...]]] = []
     telling = [Finding(task.id, warning) for task in tasks.values() for warning in hidden_name_warnings(task)]
     weak += telling
+    weak += [Finding(task.id, warning) for task in tasks.values() for warning in hint_reach_warnings(task)]
     if not telling:
         checked.append("no hidden case's name states its input or expected answer")
     for task in tasks.values():

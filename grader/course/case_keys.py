@@ -63,6 +63,7 @@ WHEN_KEYS = {
     "exception": TEXT,
     "exception_text": TEXT,
     "accepted": TEXTS,
+    "time_out": TEXTS,
 }
 GENERATE_KEYS = {
     "generator": TEXT,
@@ -73,6 +74,7 @@ GENERATE_KEYS = {
     "name": TEXT,
     "hidden": BOOL,
     "hint": TEXT,
+    "hints": LIST,
 }
 RULE_KINDS = ("operator", "name", "import", "format_spec")
 RULE_KEYS = {**{kind: TEXT for kind in RULE_KINDS}, "instead": TEXT, "min_args": NUMBER}

@@ -23,7 +23,7 @@ from grader.course.files import MAX_DATA_BYTES, CourseFileLimit, LineMapping, in
 from grader.course.limits import LIMIT_KEYS, case_limits, default_settings, limit_problem
 from grader.course.right_answers import min_distinct_problem
 from grader.errors import CaseFileError
-from grader.model import HINT_VERDICTS, Case, Hint, Mistake, Verdict, When
+from grader.model import HINT_VERDICTS, TIME_OUT_KINDS, Case, Hint, Mistake, Verdict, When
 
 # Why a hint cannot be tied to a verdict: the grader's own sentence is the whole story there.
 _NO_HINT: Dict[Optional[Verdict], str] = {
@@ -243,6 +243,7 @@ class CaseValidator:
             )
         crash_keys = [key for key in ("exception", "exception_text") if key in when]
         default = (Verdict.RUNTIME_ERROR,) if crash_keys else (Verdict.WRONG_ANSWER,)
+        default = (Verdict.TIME_LIMIT_EXCEEDED,) if "time_out" in when else default
         verdicts = self.verdicts(when, where) if "verdict" in when else default
         if crash_keys and Verdict.RUNTIME_ERROR not in verdicts:
             self.fail(
@@ -250,7 +251,22 @@ class CaseValidator:
                 f"'{crash_keys[0]}' {where} needs the verdict runtime_error (a crash) among its verdicts",
             )
         accepted = self.accepted(when, f"'accepted' {where}", earlier, hidden) if "accepted" in when else ()
-        return When(verdicts, when.get("output"), when.get("pattern"), exception, accepted, when.get("exception_text"))
+        time_out = self.time_out(when, where, verdicts) if "time_out" in when else ()
+        return When(
+            verdicts, when.get("output"), when.get("pattern"), exception, accepted, when.get("exception_text"), time_out
+        )
+
+    def time_out(self, when: LineMapping, where: str, verdicts: tuple) -> tuple:
+        """The kinds of time-out a ``when`` names (``grade/time_outs.py``): one or a list of ``TIME_OUT_KINDS``."""
+        names = when["time_out"] if isinstance(when["time_out"], list) else [when["time_out"]]
+        line = when.key_lines["time_out"]
+        if not names or any(name not in TIME_OUT_KINDS for name in names):
+            self.fail(
+                line, f"'time_out' {where} names {names!r}; it takes one or a list of: {', '.join(TIME_OUT_KINDS)}"
+            )
+        if Verdict.TIME_LIMIT_EXCEEDED not in verdicts:
+            self.fail(line, f"'time_out' {where} needs the verdict time_limit_exceeded among its verdicts")
+        return tuple(names)
 
     def verdicts(self, when: LineMapping, where: str) -> tuple:
         """The verdicts a ``when`` names: one name or a list, each one a hint can be tied to."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
+from dataclasses import replace
 from typing import Any, Dict, List, Optional
 
 from grader.check.registry import OptionTaker
@@ -50,7 +51,11 @@ class TaskValidator(CaseValidator):
         for spec in data.get("generate", []):
             items += self.generated(spec, defaults, data.key_lines.get("generate", data.line))
         for item, made in items:
-            case = made or self.case(item, defaults, data.key_lines["cases"], seen)
+            case = self.case(item, defaults, data.key_lines["cases"], seen) if made is None else made
+            if made is not None and "hints" in item:  # its hints may wait for any case written in the file
+                case = replace(
+                    case, hints=self.hints(item, f"in the generate entry at line {item.line}", seen, case.hidden)
+                )
             if case.name in seen:
                 self.fail(
                     case.line,
@@ -113,7 +118,8 @@ class TaskValidator(CaseValidator):
         return Rule(kind=kind, target=target, instead=item.get("instead", ""), min_args=int(item.get("min_args", 0)))
 
     def generated(self, spec: Any, defaults: dict, line: int) -> list:
-        """The cases one ``generate:`` entry makes: (None, Case) pairs, expected answers to come."""
+        """The cases one ``generate:`` entry makes: (the entry, Case) pairs, their ``hints`` and
+        expected answers to come."""
         if not isinstance(spec, LineMapping):
             self.fail(line, "each 'generate' entry must be a mapping with generator, seed, count and format")
         self.check_keys(spec, GENERATE_KEYS, "in a generate entry")
@@ -138,7 +144,7 @@ class TaskValidator(CaseValidator):
             case_input = render(spec["format"], fields)
             made.append(
                 (
-                    None,
+                    spec,
                     Case(
                         name=render(pattern, {"index": index, **fields}),
                         input=case_input if case_input.endswith("\n") else case_input + "\n",

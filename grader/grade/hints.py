@@ -3,16 +3,16 @@
 A case's hints are tried in order (``course_hints``): its known mistakes and the task's, its
 ``hints`` entries, and last its plain ``hint``, which explains a wrong answer only. In two steps:
 ``choices`` keeps, as one run is decided, the hints whose conditions on that run hold (its verdict,
-what it printed, the exception it crashed with and its message), and ``decided`` chooses at once when the first of
-them waits for no other case; ``resolve``, once every case of the file is graded, keeps the first
-whose ``accepted`` cases were accepted, and adds it to the message. No hint
-is given where the grader's own sentence is the whole story: a right answer printed among other
-lines, a crash caused by how the file is set up or by a limit of the grader (the caller says so),
-a verdict no hint may be tied to (``HINT_VERDICTS``: nothing compiled, nothing printed, not run).
-An ``exception`` or ``exception_text`` condition holds for Python's own exception classes only
-(``ChildCrash.builtin``): a student's ``class IndexError(Exception)`` proves nothing of the cause a
-hint names. Nothing here runs a program; a course's pattern is matched within
-``patterns.MATCH_SECONDS``.
+what it printed, the exception it crashed with and its message, what a time-out was: ``time_outs``),
+and ``decided`` chooses at once when the first of them waits for no other case; ``resolve``, once
+every case of the file is graded, keeps the first whose ``accepted`` cases were accepted, and adds
+it to the message. No hint is given where the grader's own sentence is the whole story: a right
+answer printed among other lines, a crash caused by how the file is set up or by a limit of the
+grader (the caller says so), a verdict no hint may be tied to (``HINT_VERDICTS``: nothing compiled,
+nothing printed, not run). An ``exception`` or ``exception_text`` condition holds for Python's own
+exception classes only (``ChildCrash.builtin``): a student's ``class IndexError(Exception)`` proves
+nothing of the cause a hint names. Nothing here runs a program; a course's pattern is matched
+within ``patterns.MATCH_SECONDS``.
 """
 
 from __future__ import annotations
@@ -38,19 +38,22 @@ def course_hints(case: Case) -> Tuple[Choice, ...]:
     return found + (((Hint(case.hint), False),) if case.hint else ())
 
 
-def choices(case: Case, verdict: Verdict, output: Optional[str], crash: Optional[ChildCrash]) -> Tuple[Choice, ...]:
+def choices(
+    case: Case, verdict: Verdict, output: Optional[str], crash: Optional[ChildCrash], time_out: str = ""
+) -> Tuple[Choice, ...]:
     """The hints of ``case`` whose conditions on one run hold, in order, up to the first that needs
     no other case: what ``resolve`` chooses from.
 
     ``output`` is what the run printed (None: no output to look at, as for a case failed over its
     runs as a whole), ``crash`` the record of the exception it crashed with (None: it did not crash,
-    or the crash gets no course hint).
+    or the crash gets no course hint), ``time_out`` what the grader found a time-out to be
+    (``time_outs``: ``loop``, ``slow``, ``unclear``; "" for none, or a run that waited).
     """
     if verdict not in HINT_VERDICTS:
         return ()
     found: List[Choice] = []
     for hint, mistake in course_hints(case):
-        if _holds(hint.when, verdict, output, crash):
+        if _holds(hint.when, verdict, output, crash) and _time_out_holds(hint.when, verdict, time_out):
             found.append((hint, mistake))
             if not hint.when.accepted:
                 break  # it is always chosen when reached: nothing after it can show
@@ -106,6 +109,12 @@ def _holds(when: When, verdict: Verdict, output: Optional[str], crash: Optional[
     if when.output is not None:
         return "\n".join(significant_lines(output)) == "\n".join(significant_lines(when.output))
     return when.pattern is not None and _found(when.pattern, output)
+
+
+def _time_out_holds(when: When, verdict: Verdict, time_out: str) -> bool:
+    """Does ``when``'s ``time_out`` hold: on a time-out, is it of a kind the hint names (any kind
+    when it names none)? Other verdicts of the hint are not affected."""
+    return not when.time_out or verdict is not Verdict.TIME_LIMIT_EXCEEDED or time_out in when.time_out
 
 
 def _crash_holds(when: When, crash: Optional[ChildCrash]) -> bool:

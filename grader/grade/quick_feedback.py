@@ -103,6 +103,6 @@ def not_run_message(first: str, second: str, advice: str = "") -> str:
     (default: what to do after ``check``)."""
     return (
         f"Not run: your program ran out of time on '{first}' and on '{second}', so the rest of this task's "
-        "cases were left out to give you feedback sooner. Fix the loop first (the messages of those two cases "
-        f"say more), {advice or CHECK_ADVICE}"
+        "cases were left out to give you feedback sooner. Make it finish in time first (the messages of those two "
+        f"cases say where it was stopped), {advice or CHECK_ADVICE}"
     )

@@ -10,7 +10,7 @@ for a first-year student: what happened and what to fix (a hidden case's result 
 concealed: ``CaseResult.concealed``). How a program crashed, where it was at the time limit and a
 rule it broke come from the records of the process that ran it (``RunResult.crash``...), never
 from its standard error. Nothing here runs a program (the student's staged file is read only to quote the line a
-time-out stopped on).
+time-out stopped on, and to tell a loop that never ends from slow work: ``time_outs``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Mapping, Optional, Sequence, Tuple
 from grader.check.random_answers import answer_key
 from grader.check.registry import Checker, OutputChecker
 from grader.check.text import first_difference
-from grader.grade import diagnose, hints
+from grader.grade import diagnose, hints, time_outs
 from grader.grade.returns import returns_nothing_message
 from grader.model import Case, CaseResult, CheckOutcome, Difference, Verdict
 from grader.rules.static_check import rule_message
@@ -83,7 +83,8 @@ def run_result(
         if nothing:
             message, hint_applies = nothing, has_code  # a hint about the logic is noise for an empty body
     crash = run.crash if verdict is Verdict.RUNTIME_ERROR else None
-    choices = hints.choices(case, verdict, actual, crash) if hint_applies else ()
+    time_out = time_out_kind(run, program) if verdict is Verdict.TIME_LIMIT_EXCEEDED else ""
+    choices = hints.choices(case, verdict, actual, crash, time_out) if hint_applies else ()
     expected = case.expected[0] if case.expected else ""
     if difference is None and verdict is not Verdict.ACCEPTED and case.expected:
         difference = first_difference(expected, actual)
@@ -232,31 +233,12 @@ def _run_verdict(
             True,
         )
     if run.timed_out:
-        at = run.stack_at_stop[0] if run.stack_at_stop else None
-        file, line = (at.file, at.line) if at is not None else ("", 0)
-        stopped = (
-            f"Your program was stopped after {limits.time_s:g} seconds of processor time (the time limit for this case)"
-        )
-        if line:
-            path = _file_of(program, file)
-            source = _read_source(path) if path is not None else ""
-            of = f" of {file}" if file != program.run_name else ""
-            return (
-                Verdict.TIME_LIMIT_EXCEEDED,
-                f"{stopped} while running line {line}{of}{_source_text(source, line)}: is that inside a loop "
-                "that never ends?",
-                True,
-            )
-        return (
-            Verdict.TIME_LIMIT_EXCEEDED,
-            f"{stopped}. Is it waiting for more input than the case gives, or in a loop that never ends?",
-            True,
-        )
+        return Verdict.TIME_LIMIT_EXCEEDED, _time_out_message(run, limits.time_s, program), True
     if run.output_limit_hit:
         return (
             Verdict.OUTPUT_LIMIT_EXCEEDED,
             f"Your program printed more than {limits.output_bytes:,} bytes (the output limit) and was "
-            "stopped. Is there a print inside a loop that never ends?",
+            "stopped. Is there a print inside a loop: one left from debugging, or in a loop that does not end?",
             True,
         )
     if run.stderr_limit_hit:
@@ -291,7 +273,7 @@ def _run_verdict(
             return (
                 Verdict.TIME_LIMIT_EXCEEDED,
                 f"Your program used more than {limits.cpu_seconds} seconds of processor time (the CPU "
-                "time limit). Is there a loop that never ends?",
+                "time limit) and was stopped.",
                 True,
             )
         if run.signal is not None:
@@ -315,6 +297,35 @@ def _run_verdict(
             False,
         )
     return None, "", True
+
+
+def time_out_kind(run: RunResult, program: Program) -> str:
+    """What the looks at a run stopped at its time limit show (``time_outs.examine``: ``loop``,
+    ``slow``, ``unclear``); "" for a run that waited rather than computed."""
+    if not run.timed_out or run.waited:
+        return ""
+    return time_outs.examine(run.stack_samples, lambda name: _student_source(program, name)).kind
+
+
+def _time_out_message(run: RunResult, time_s: float, program: Program) -> str:
+    """The sentence for a run stopped at its time limit: the facts (the limit, the line it was on),
+    and what the looks at it show when they tell a loop from slow work (``time_outs``)."""
+    at = run.stack_at_stop[0] if run.stack_at_stop else None
+    found = time_outs.examine(run.stack_samples, lambda name: _student_source(program, name))
+    where = ""
+    if at is not None and at.line:
+        of = f" of {at.file}" if at.file != program.run_name else ""
+        where = f" while running line {at.line}{of}{_source_text(_student_source(program, at.file), at.line)}"
+    seconds = f"{time_s:g} second{'' if time_s == 1 else 's'} of processor time"
+    if found.kind == time_outs.SLOW:
+        return (
+            f"Your program did not finish within {seconds} on this input (the time limit for this case); it was "
+            f"stopped{where}. {found.sentence}"
+        )
+    stopped = f"Your program was stopped after {seconds} (the time limit for this case)"
+    if found.kind == time_outs.LOOP:
+        return f"{stopped}{where}, in a loop that never ends: {found.sentence}."
+    return f"{stopped}{where}."
 
 
 def _signal_name(number: int) -> str:

@@ -171,12 +171,12 @@ def not_run_note(result: TaskResult) -> str:
     return f"{skipped} {cases} not run: {_NOT_RUN_WHY} {_not_run_advice(result)}"
 
 
-_NOT_RUN_WHY = "your program ran out of time on two cases, which usually means a loop that never ends."
+_NOT_RUN_WHY = "your program ran out of time on two cases."
 
 
 def _not_run_advice(result: TaskResult) -> str:
     command = f"python -m grader check {shlex.quote(PurePath(result.file).name)} --all"
-    return f"Fix the loop first, then check again; '{command}' runs every case."
+    return f"Make it finish in time first, then check again; '{command}' runs every case."
 
 
 def _not_run_texts(result: TaskResult) -> Tuple[str, str]:

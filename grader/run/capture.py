@@ -111,6 +111,7 @@ def finish(
         crash=records.crash,
         rule_broken=records.rule,
         stack_at_stop=records.stack,
+        stack_samples=records.samples,
         memory_exceeded=cgroup is not None and cgroup.out_of_memory(),
     )
 
@@ -229,34 +230,53 @@ def kill_group(process) -> None:
         process.kill()
 
 
-def ask_for_stack(process, stderr: Capture) -> None:
-    """Before killing a program that ran out of time, have it write its stack to its report channel.
+def ask_for_stack(process, stderr: Capture, looks: int = 0) -> None:
+    """Before killing a program that ran out of time, have it say where it is, ``looks`` times
+    (default ``LOOKS``), ``LOOK_GAP_S`` apart: its stack and the state of its frames, on its report
+    channel (``child_program``).
 
-    The program's faulthandler answers SIGUSR1 (set up when it starts, writing to the channel); this
-    waits a moment for the lines, so that the verdict can say which line it was on. (``stderr`` is
+    Two looks are what tells a loop that never ends (the same line with the same state each time)
+    from slow work (it moved on), at the cost of a fraction of a second per time-out (``time_outs``);
+    a program stopped by the clock rather than its processor time gets one (it waited: the verdict
+    says so, and the processor time it reports is not to grow while it is looked at). (``stderr`` is
     no longer where the stack goes; kept for the callers' sake.)
     """
     report = getattr(process, "report", None)
     if not hasattr(signal, "SIGUSR1") or report is None or report.closed:
         return
+    for look in range(looks or LOOKS):
+        if look:
+            time.sleep(LOOK_GAP_S)
+        if not _look(process, report.fileno(), process.report_capture):
+            return
+    take_report(process)
+
+
+# The looks at a program that ran out of time, and the seconds between them (the program runs on).
+LOOKS = 2
+LOOK_GAP_S = 0.2
+
+
+def _look(process, fd: int, capture: Capture) -> bool:
+    """Ask the program where it is (SIGUSR1) and read its answer for up to 0.1 s: the stack dump,
+    then the state record its own code writes when it runs next. False when it cannot be asked."""
     try:
         # to the whole group: a program started through bwrap is bwrap's child, in its group
         (os.killpg if os.name == "posix" else os.kill)(process.pid, signal.SIGUSR1)
     except (ProcessLookupError, PermissionError, OSError):
-        return
-    fd = report.fileno()
-    capture = process.report_capture
+        return False
     deadline = time.monotonic() + 0.1
     seen = b""
-    while time.monotonic() < deadline and b"most recent call first" not in seen and capture.total < REPORT_BYTES:
+    while time.monotonic() < deadline and b'{"state"' not in seen and capture.total < REPORT_BYTES:
         ready, _, _ = select.select([fd], [], [], max(deadline - time.monotonic(), 0))
         if not ready:
             break
         data = read_chunk(fd)
         if not data:
-            break
+            return False
         capture.add(data)
         seen += data
     # the frames follow the header in the same write, give them a moment more
     time.sleep(0.01)
     take_report(process)
+    return True

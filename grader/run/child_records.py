@@ -2,8 +2,10 @@
 
 In: the bytes of a run's report channel (untrusted: the program could write there too) and the run
 folder. Out: ``ChildRecords``, the crash (exception type, its text, the frames in the student's
-files), a rule broken while running, the frames of the stack written at the time limit. Every
-failure to read is absorbed: a line that is not a well-formed record is left out.
+files), a rule broken while running, the frames of the stack written at the time limit, and the
+looks at it there (``samples``: the state records when the program answered each look with one,
+else the stack dumps alone). Every failure to read is absorbed: a line that is not a well-formed
+record is left out.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
-from grader.run.run_facts import ChildCrash, Frame, RuleBreak
+from grader.run.run_facts import ChildCrash, Frame, RuleBreak, StackSample
 
 # faulthandler's stack dump at the time limit: "Current thread 0x... (most recent call first):",
 # then frames, newest first: '  File "/tmp/.../run-x/nim_sum.py", line 12 in nim_sum'
@@ -23,6 +25,7 @@ _DUMP_FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d{1,9}) in 
 _MAX_FRAMES = 12
 _MAX_NAME = 200
 _MAX_TEXT = 2000
+_MAX_SAMPLES = 4
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,7 @@ class ChildRecords:
     crash: Optional[ChildCrash] = None
     rule: Optional[RuleBreak] = None
     stack: Tuple[Frame, ...] = ()
+    samples: Tuple[StackSample, ...] = ()
 
 
 def _text(value: str) -> str:
@@ -79,6 +83,28 @@ def _rule(value) -> Optional[RuleBreak]:
     return RuleBreak(index=index, file=file, line=line)
 
 
+def _state(value) -> Optional[StackSample]:
+    """A state record's frames (innermost first) with their fingerprints; None when malformed."""
+    if not isinstance(value, list):
+        return None
+    frames, states = [], []
+    for item in value[:_MAX_FRAMES]:
+        frame = _frame(item[:3]) if isinstance(item, list) and len(item) == 4 else None
+        state = item[3] if frame is not None else None
+        if frame is None or not isinstance(state, str) or len(state) > 32:
+            return None
+        frames.append(frame)
+        states.append(state)
+    return StackSample(frames=tuple(frames), states=tuple(states))
+
+
+def _samples(dumps: List[Tuple[Frame, ...]], states: List[StackSample]) -> Tuple[StackSample, ...]:
+    """The looks at the program: its state records when each look got one, else its stack dumps."""
+    if len(states) >= max(len(dumps), 2):
+        return tuple(states[:_MAX_SAMPLES])
+    return tuple(StackSample(frames=dump) for dump in dumps[:_MAX_SAMPLES])
+
+
 def _in_folder(path: str, folder: str) -> str:
     prefix = folder.rstrip("/") + "/"
     return path[len(prefix) :] if folder and path.startswith(prefix) else ""
@@ -90,6 +116,8 @@ def read_records(data: bytes, folder: str) -> ChildRecords:
     crash: Optional[ChildCrash] = None
     rule: Optional[RuleBreak] = None
     stack: List[Frame] = []
+    dumps: List[Tuple[Frame, ...]] = []
+    states: List[StackSample] = []
     in_dump = False
     for raw in data.decode("utf-8", "replace").splitlines():
         if raw.startswith("{"):
@@ -104,9 +132,13 @@ def read_records(data: bytes, folder: str) -> ChildRecords:
                 crash = _crash(value["crash"]) or crash
             elif "rule" in value and rule is None:
                 rule = _rule(value)
+            elif "state" in value and len(states) < _MAX_SAMPLES:
+                sample = _state(value["state"])
+                states += [sample] if sample is not None else []
             continue
         if _DUMP_START.match(raw):
             in_dump, stack = True, []
+            dumps.append(())
             continue
         if _OTHER_THREAD.match(raw):  # another thread's stack: the program's own is the current one
             in_dump = False
@@ -115,4 +147,5 @@ def read_records(data: bytes, folder: str) -> ChildRecords:
         name = _name(_in_folder(frame.group("file"), folder)) if frame else ""
         if frame and name and len(stack) < _MAX_FRAMES:
             stack.append(Frame(file=name, line=int(frame.group("line")), function=_name(frame.group("where"))))
-    return ChildRecords(crash=crash, rule=rule, stack=tuple(stack))
+            dumps[-1] = tuple(stack)
+    return ChildRecords(crash=crash, rule=rule, stack=tuple(stack), samples=_samples(dumps, states))

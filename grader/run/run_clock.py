@@ -11,7 +11,9 @@ time of the tree of processes below the one the runner started (``/proc/PID/stat
 process that leaves the tree is bounded by its own ``RLIMIT_CPU`` only); where neither can be read
 (no ``/proc``), the clock. The wall clock is only a backstop, for a program that sleeps
 or waits on something that never comes (``WALL_FACTOR``, ``WALL_EXTRA_S``): one that is stopped
-there has ``waited`` (it used less processor time than its limit).
+there has ``waited`` (it used well under its processor time: ``WAITED_SHARE``). A run that was
+computing all along, but waiting for a processor on a busy machine (``ready_seconds``), is not
+stopped there: it runs on to its processor time, within ``STARVED_FACTOR`` backstops.
 """
 
 from __future__ import annotations
@@ -26,6 +28,12 @@ from grader.model import Limits
 # processor of its own ends long before; a loaded machine (three runs to a processor) still does.
 WALL_FACTOR = 3
 WALL_EXTRA_S = 2.0
+# A run stopped by the wall-clock backstop "waited" (slept, or waited for input) only if it used
+# less than this share of its processor time: one that used more was computing, starved of a processor.
+WAITED_SHARE = 0.9
+# A run that computes on a machine too busy to give it a processor reaches the backstop with processor
+# time left: its backstop moves on, up to this many times the first one.
+STARVED_FACTOR = 3
 # The longest the loops wait between two looks at the processor time (a run's processes may use
 # more than one processor where no cgroup holds them to one).
 LOOK_EVERY_S = 0.05
@@ -80,6 +88,25 @@ def tree_seconds(pid: int) -> Optional[float]:
     return total
 
 
+def ready_seconds(pid: int) -> Optional[float]:
+    """Seconds ``pid`` and the live processes below it spent ready to run, waiting for a processor
+    (``/proc/PID/schedstat``); None where it cannot be read."""
+    total, todo, seen = 0.0, [pid], set()
+    while todo:
+        each = todo.pop()
+        if each in seen:
+            continue
+        seen.add(each)
+        try:
+            with open(f"/proc/{each}/schedstat", "rb") as handle:
+                total += int(handle.read().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            if each == pid:
+                return None
+        todo.extend(_children(each))
+    return total
+
+
 def processor_reader(process) -> Optional[Callable[[], Optional[float]]]:
     """What reads a run's processor seconds: its cgroup's, else those of the tree of processes
     below the one the runner started (a sandbox's own processes, the program and what it started
@@ -104,6 +131,7 @@ class RunClock:
         self._last = 0.0
         self._next_look = start
         self.waited = False  # stopped by the wall clock, with processor time left
+        self._process = process
 
     def used(self) -> float:
         """Seconds of the limit used so far: processor time (the clock where it cannot be read)."""
@@ -124,11 +152,23 @@ class RunClock:
         if used >= self.limit:
             return True
         if now >= self.backstop:
-            self.waited = True
-            return True
+            if self._starved(used, now) and now < self.start + STARVED_FACTOR * wall_backstop(self.limit):
+                # computing, on a machine too busy to give it a processor: its limit is processor time
+                self.backstop = now + wall_backstop(self.limit)
+            else:
+                # it waited, unless it used nearly all its processor time (``WAITED_SHARE``)
+                self.waited = used < WAITED_SHARE * self.limit and not self._starved(used, now)
+                return True
         # a run held to one processor spends its time no faster than the clock
         self._next_look = now + min(self.limit - used, self.backstop - now, LOOK_EVERY_S)
         return False
+
+    def _starved(self, used: float, now: float) -> bool:
+        """Did the run spend most of its time on the clock computing or ready to compute (waiting for
+        a processor: ``ready_seconds``), rather than asleep or waiting for input?"""
+        pid = getattr(self._process, "pid", None)  # (read now: a forked program's comes when it starts)
+        ready = ready_seconds(pid) if pid else None
+        return ready is not None and used + ready >= 0.5 * (now - self.start)
 
     def wait_at_most(self) -> float:
         """How long a loop may wait before it asks ``out_of_time`` again."""

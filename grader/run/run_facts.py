@@ -19,6 +19,16 @@ class Frame:
 
 
 @dataclass(frozen=True)
+class StackSample:
+    """One look at where a program was, past its time limit: its frames in the student's files
+    (innermost first) and, for each, a fingerprint of its variables ("" where it cannot be told, or
+    where the look came from ``faulthandler`` alone)."""
+
+    frames: Tuple[Frame, ...]
+    states: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ChildCrash:
     """How a program crashed, as the process running it reported (never read from its stderr).
 
@@ -66,4 +76,5 @@ class RunResult:
     crash: Optional[ChildCrash] = None  # reported by the process running the program
     rule_broken: Optional[RuleBreak] = None
     stack_at_stop: Tuple[Frame, ...] = ()  # at the time limit, innermost student frame first
+    stack_samples: Tuple[StackSample, ...] = ()  # the looks at it past its time limit, in order (``time_outs``)
     memory_exceeded: bool = False  # the run's processes together went over its memory (cgroup)

@@ -109,7 +109,7 @@ def pump(process, stdin: bytes, stdout: Capture, stderr: Capture, limits: Limits
     try:
         while open_outputs:
             if clock.out_of_time():
-                ask_for_stack(process, stderr)
+                ask_for_stack(process, stderr, 1 if clock.waited else 0)
                 return True, False
             remaining = clock.wait_at_most()
             timeout = remaining if poll_every is None else min(remaining, poll_every)
@@ -137,7 +137,7 @@ def pump(process, stdin: bytes, stdout: Capture, stderr: Capture, limits: Limits
         if over_limit(stdout, stderr, limits):
             return False, True
         if not _ended(process, watch, clock):  # its outputs closed, and it goes on computing
-            ask_for_stack(process, stderr)
+            ask_for_stack(process, stderr, 1 if clock.waited else 0)
             return True, False
         return False, False
     finally:
@@ -179,7 +179,11 @@ def converse(process, session: Session, stdout: Capture, stderr: Capture, limits
     try:
         while True:
             if clock.out_of_time():
-                return True, False, stdin is not None and _waits_for_input(_program_pid(process), stdin, 0.0)
+                waiting = stdin is not None and _waits_for_input(_program_pid(process), stdin, 0.0)
+                ask_for_stack(
+                    process, stderr, 1 if clock.waited else 0
+                )  # where it was, for the verdict (``grade/time_outs.py``)
+                return True, False, waiting
             got_output = False
             for key, _ in selector.select(timeout=min(clock.wait_at_most(), tick)):
                 if key.fd == exit_fd:

@@ -24,8 +24,8 @@ LOOP = (
 )
 NOT_RUN = (
     "Not run: your program ran out of time on 'case 1' and on 'case 2', so the rest of this task's cases "
-    "were left out to give you feedback sooner. Fix the loop first (the messages of those two cases say "
-    "more), then check again; 'python -m grader check --all' runs every case."
+    "were left out to give you feedback sooner. Make it finish in time first (the messages of those two cases "
+    "say where it was stopped), then check again; 'python -m grader check --all' runs every case."
 )
 
 
@@ -58,7 +58,7 @@ def test_a_looping_file_opens_with_one_line_for_the_loop_and_the_cases_not_run()
     assert "2 cases, then 35 not run" in causes[0] and "line 9" in causes[0]
     assert page.index('id="causes"') < page.index("<h2>Cases</h2>")
     # said once: not 35 paragraphs of "not run", nor the loop's sentence once per time-out
-    assert _text(page).lower().count("fix the loop first") == 1 and "Not run: your program" not in _text(page)
+    assert _text(page).lower().count("make it finish in time first") == 1 and "Not run: your program" not in _text(page)
     assert "'python -m grader check nim_sum.py --all' runs every case" in causes[0]
     assert _text(page).count("while running line 9") == 1
     # each time-out's row keeps what is its own: its hint

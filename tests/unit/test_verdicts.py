@@ -60,7 +60,7 @@ ROWS = [
         "out of time, even after the right answer",
         _run(b"2\n", timed_out=True, exit_code=None, signal_number=signal.SIGKILL),
         Verdict.TIME_LIMIT_EXCEEDED,
-        ["stopped after 2 seconds", "loop that never ends"],
+        ["stopped after 2 seconds of processor time (the time limit for this case)."],
     ),
     (
         "a flood of output",

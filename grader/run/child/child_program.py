@@ -13,8 +13,16 @@ the process that runs it writes a structured record to the report channel (file 
 
 ``frames`` are the frames in the student's files only (named as in the run folder), innermost last.
 The stack asked for at the time limit (SIGUSR1) is written to the same channel by ``faulthandler``,
-as its usual text. A program can write to the channel too: only its own feedback is at stake (the
-verdict comes from its exit status, and a hidden case shows nothing of a record).
+as its usual text, and then, as soon as the program's own code runs again, as a record with the
+state of each of the student's frames (``state_record``)::
+
+  {"state": [[file, line, function, STATE]...]}   innermost first; STATE "" when it cannot be told
+
+STATE is a fingerprint of the frame's variables, made without running any of the program's code
+(no ``__repr__``, ``__eq__`` or ``__hash__`` of its own classes): two looks that find a frame on
+the same line with the same STATE saw a loop that made no progress in between. A program can write
+to the channel too: only its own feedback is at stake (the verdict comes from its exit status, and
+a hidden case shows nothing of a record).
 """
 
 import builtins
@@ -43,9 +51,89 @@ def take_channel(fd):
 
 def watch_for_stack():
     """At the time limit the grader sends SIGUSR1: the program then writes where it is (its stack)
-    to the report channel. Set in the process that runs the program."""
+    to the report channel at once (``faulthandler``, even inside a long call of C code), and the
+    state of its frames when its own code runs next (``state_record``, a Python handler
+    faulthandler chains to). Set in the process that runs the program."""
     if hasattr(signal, "SIGUSR1"):
-        faulthandler.register(signal.SIGUSR1, file=REPORT_FD, all_threads=True)
+        try:
+            signal.signal(signal.SIGUSR1, _report_state)
+            chain = True
+        except (ValueError, OSError):  # not the main thread: the stack alone, as before
+            chain = False
+        faulthandler.register(signal.SIGUSR1, file=REPORT_FD, all_threads=True, chain=chain)
+
+
+# The folder of the running program (``execute``): the frames of files there are the student's.
+_FOLDER = [""]
+# Values that are the program's code or its tools, not its state: left out of a frame's state.
+# Types are told apart by their ids: comparing a type of the program's own could run its code.
+_CODE = {id(kind) for kind in (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, types.MethodType)}
+_PLAIN = {id(kind) for kind in (int, float, bool, str, bytes, type(None))}
+_CONTAINERS = {id(kind): kind.__name__ for kind in (list, tuple, set, frozenset, dict)}
+_SETS = {id(set), id(frozenset)}
+_MAX_ITEMS = 100_000  # a container larger than this is summed up by its length alone
+
+
+def _plain_key(value, depth=0, type=type, id=id, len=len, sorted=sorted, repr=repr, all=all, tuple=tuple):
+    """A summary of ``value`` made without calling any of the program's code: a hashable value, or
+    None when ``value`` is (or holds) an object of a class of the program's own or one not
+    summed up here (its state cannot be told from outside). The built-ins it uses are bound when
+    this module loads, before a task's rules put traps in their place (``rule_traps``)."""
+    kind = id(type(value))
+    if kind in _PLAIN:
+        return value
+    if kind in _CONTAINERS and depth < 3:
+        if len(value) > _MAX_ITEMS:
+            return (_CONTAINERS[kind], len(value))
+        if kind in _SETS:  # in an order of their own (plain items only: repr runs no program code)
+            if not all(id(type(item)) in _PLAIN for item in value):
+                return None
+            value = sorted(value, key=repr)
+        items = value.items() if _CONTAINERS[kind] == "dict" else value
+        keys = []
+        for item in items:
+            key = _plain_key(item, depth + 1)
+            if key is None:
+                return None
+            keys.append(key)
+        return (_CONTAINERS[kind], tuple(keys))
+    return None
+
+
+def state_of(names, sorted=sorted, type=type, id=id, hash=hash, tuple=tuple, issubclass=issubclass):
+    """The fingerprint of a frame's variables ``names`` (a mapping of names to values): a short
+    text, "" when some variable's state cannot be told (``_plain_key``). Classes, functions and
+    modules are the program's code, not its state, and are left out."""
+    keys = []
+    for name in sorted(names):
+        value = names[name]
+        if id(type(value)) in _CODE or issubclass(type(value), type) or name.startswith("__"):
+            continue
+        key = _plain_key(value)
+        if key is None:
+            return ""
+        keys.append((name, key))
+    return "%016x" % (hash(tuple(keys)) & 0xFFFFFFFFFFFFFFFF)
+
+
+def state_record(frame, folder, len=len):
+    """The record of where the program is from ``frame`` outwards: its frames in the student's
+    files (innermost first, at most ``_MAX_FRAMES``), each with the state of its variables."""
+    found = []
+    while frame is not None and len(found) < _MAX_FRAMES:
+        name = _in_folder(frame.f_code.co_filename, folder)
+        if name:
+            found.append([name, frame.f_lineno or 0, frame.f_code.co_name, state_of(frame.f_locals)])
+        frame = frame.f_back
+    return {"state": found}
+
+
+def _report_state(signum, frame):
+    try:
+        if _FOLDER[0]:
+            report(state_record(frame, _FOLDER[0]))
+    except BaseException:  # (a frame's variables changed under us, no memory left...): the grader says less
+        pass
 
 
 def _write(data):
@@ -196,6 +284,7 @@ def execute(code, script, folder):
     try:
         if isinstance(code, BaseException):
             raise code
+        _FOLDER[0] = folder
         main = types.ModuleType("__main__")
         main.__file__ = script
         main.__builtins__ = builtins
