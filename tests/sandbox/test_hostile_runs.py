@@ -119,11 +119,16 @@ def game_folder(tmp_path, source: str):
     return path
 
 
-# The line a game's program prints → what the message says (5,000 zeros are the number 0).
+# The line a game's program prints, after the starting board → what the message says (5,000 zeros
+# are the number 0).
+_BOARD = '"Nim:\\n1: X\\n2: X X X\\n3: X X X X X\\n4: X X X X X X X\\n" + '
 GAME_LINES = {
-    "5000-zeros": ('"Computer removes 1 from row " + "0" * 5000', ["Computer's move is illegal: row 0 does not exist"]),
+    "5000-zeros": (
+        _BOARD + '"Computer removes 1 from row " + "0" * 5000',
+        ["Computer's move is illegal: row 0 does not exist"],
+    ),
     "5000-nines": (
-        '"Computer removes 1 from row " + "9" * 5000',
+        _BOARD + '"Computer removes 1 from row " + "9" * 5000',
         [
             'The move "Computer removes 1 from row 9999999999 ... 99999',
             '9999" is illegal: it has a number of more than 4,300 digits, and no row or heap is that large.',
