@@ -144,15 +144,7 @@ def _made(course: Path, task: Task, context: GradingContext) -> Tuple[MistakeSig
 def store(path: Path, signatures: Sequence[MistakeSignature]) -> None:
     """Write ``signatures`` to ``path`` atomically; a folder that cannot be written is skipped (the
     signatures are made again next time, nothing is lost)."""
-    data = [
-        {
-            "label": s.label,
-            "student": s.student_text,
-            "instructor": s.instructor_text,
-            "cases": [list(c) for c in s.cases],
-        }
-        for s in signatures
-    ]
+    data = signature_data(signatures)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
@@ -163,21 +155,39 @@ def store(path: Path, signatures: Sequence[MistakeSignature]) -> None:
         return
 
 
+def signature_data(signatures: Sequence[MistakeSignature]) -> list:
+    """``signatures`` as the JSON-ready data they are kept as (``signatures_from`` reads it back)."""
+    return [
+        {
+            "label": s.label,
+            "student": s.student_text,
+            "instructor": s.instructor_text,
+            "cases": [list(c) for c in s.cases],
+        }
+        for s in signatures
+    ]
+
+
+def signatures_from(data) -> Tuple[MistakeSignature, ...]:
+    """The signatures ``signature_data`` made ``data`` of; KeyError, TypeError or ValueError for
+    data of any other shape."""
+    found: List[MistakeSignature] = []
+    for item in data:
+        cases = tuple((str(a), str(b), str(c)) for a, b, c in item["cases"])
+        found.append(MistakeSignature(str(item["label"]), str(item["student"]), str(item["instructor"]), cases))
+    return tuple(found)
+
+
 def _read(path: Path) -> Optional[Tuple[MistakeSignature, ...]]:
     """The signatures in ``path``; None when it is missing or cannot be read as signatures (not a
     regular file, larger than ``MAX_BYTES``, nested too deep, any other shape): made again then."""
     try:
-        data = json.loads(_regular_file_text(path))
-        found: List[MistakeSignature] = []
-        for item in data:
-            cases = tuple((str(a), str(b), str(c)) for a, b, c in item["cases"])
-            found.append(MistakeSignature(str(item["label"]), str(item["student"]), str(item["instructor"]), cases))
-        return tuple(found)
+        return signatures_from(json.loads(regular_file_text(path)))
     except (OSError, ValueError, KeyError, TypeError, RecursionError, MemoryError):
         return None
 
 
-def _regular_file_text(path: Path) -> str:
+def regular_file_text(path: Path) -> str:
     """The text of ``path`` when it is a regular file of at most ``MAX_BYTES`` (never waits on a pipe
     or device planted in its place: opened without blocking, checked on the open descriptor)."""
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))

@@ -2,11 +2,12 @@
 
 ``make_kit`` writes into a new folder the exercise stubs, each task's public cases only (a visible
 generated case as an ordinary case, its answer computed now by the reference solution; no hidden
-case, no solution), the course's own ``checkers.py``, a README for students and the marker file
-that says the folder is a kit. Everything is gathered and checked first, written into a folder of
-its own beside the target, loaded back and compared with the course's public cases, and only then
-moved into place: a kit is complete or not there at all. ``find_kit``, ``kit_info`` and
-``portal_note`` are for ``check``: it says, once, that the portal also runs hidden cases.
+case, no solution), the course's own ``checkers.py``, a README for students, the known mistakes of
+the public cases (``kit_mistakes``) and the marker file that says the folder is a kit. Everything
+is gathered and checked first, written into a folder of its own beside the target, loaded back and
+compared with the course's public cases, and only then moved into place: a kit is complete or not
+there at all. ``find_kit``, ``kit_info`` and ``portal_note`` are for ``check``: it says, once, that
+the portal also runs hidden cases.
 
 In: the course, the target folder, a grading context (to run the reference solutions). Out: a
 ``KitMade`` saying what was written; a ``UsageError`` (one sentence) when it cannot be, and a
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 
 from grader import __version__
+from grader.authoring.kit_mistakes import MISTAKES, mistakes_file, shipped_note, shipped_signatures
 from grader.authoring.kit_readme import MARKER, KitTask, readme_text
 from grader.authoring.kit_wheel import grader_wheel
 from grader.check.registry import GameChecker
@@ -94,7 +96,10 @@ def make_kit(
     wheel_name = built.name if built is not None else None
     files["README.md"] = readme_text(made, server, bool(checkers), wheel_name).encode("utf-8")
     files[MARKER] = _marker_text(made).encode("utf-8")
-    _write(out, files, public)
+    # the known mistakes of the public cases, for the kit's check (``kit_mistakes``: nothing hidden)
+    shipped = shipped_signatures(course.root, tasks, public, context)
+    notes += [shipped_note(shipped)] if shipped else []
+    _write(out, files, public, shipped)
     return KitMade(out=out, tasks=made, notes=tuple(notes), wheel=wheel_name)
 
 
@@ -180,9 +185,10 @@ def _marker_text(tasks: Iterable[KitTask]) -> str:
     return json.dumps(document, indent=2) + "\n"
 
 
-def _write(out: Path, files: Mapping[str, bytes], public: Mapping[str, Task]) -> None:
+def _write(out: Path, files: Mapping[str, bytes], public: Mapping[str, Task], shipped: Mapping) -> None:
     """Write ``files`` into a new folder beside ``out``, check that it grades ``public`` as the course
-    does, and move it to ``out``; on any failure nothing is left behind."""
+    does, add the ``shipped`` known mistakes keyed by its cases as they load back, and move it to
+    ``out``; on any failure nothing is left behind."""
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
@@ -194,7 +200,7 @@ def _write(out: Path, files: Mapping[str, bytes], public: Mapping[str, Task]) ->
             path = staging / name
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
-        _same_cases(staging, public)
+        (staging / MISTAKES).write_bytes(mistakes_file(shipped, _same_cases(staging, public)))
         if out.exists():
             out.rmdir()  # empty, as _check_target found it
         os.rename(staging, out)
@@ -204,8 +210,9 @@ def _write(out: Path, files: Mapping[str, bytes], public: Mapping[str, Task]) ->
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _same_cases(folder: Path, public: Mapping[str, Task]) -> None:
-    """The kit in ``folder`` loads as exactly the course's public cases, with the same settings."""
+def _same_cases(folder: Path, public: Mapping[str, Task]) -> Dict[str, Task]:
+    """The kit in ``folder`` loads as exactly the course's public cases, with the same settings: its
+    tasks as loaded."""
     try:
         kit = load_course(folder)
     except GraderError as error:
@@ -226,6 +233,7 @@ def _same_cases(folder: Path, public: Mapping[str, Task]) -> None:
                 f"the kit's testcases/{task_id}.yaml does not read back as the course's public cases of "
                 f"{task_id}, so no kit was written. This is the grader's fault: please report it."
             )
+    return kit
 
 
 def _bare(case):

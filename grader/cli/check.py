@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import List
 
+from grader.authoring.kit_mistakes import kit_signatures
 from grader.authoring.mistake_signatures import stored_signatures
 from grader.authoring.student_kit import kit_info, portal_note
 from grader.cli.grading_setup import course_folder, graded_with, grading_context, interpreter_version
@@ -37,8 +38,10 @@ def check_command(args) -> int:
     kit = kit_info(course.root)
     # in a student kit, the report and the terminal say once that the portal also runs hidden cases
     portal = portal_note(kit, [task.id for task, _ in pairs]) if kit else ""
-    # read, never made: a student's check grades no known-wrong file (verify and grade make them)
-    signatures = stored_signatures(course.root, list({task.id: task for task, _ in pairs}.values()))
+    # read, never made: a student's check grades no known-wrong file (verify and grade make them); in
+    # a kit, those it ships (``kit_mistakes``: of its public cases)
+    graded = list({task.id: task for task, _ in pairs}.values())
+    signatures = kit_signatures(course.root, graded) if kit else stored_signatures(course.root, graded)
     with grading_context(course, args.python, args.jobs, quick_feedback=not args.all) as context:
         note = graded_with(version, context.runner.protections(args.python))
         return _grade_and_report(

@@ -26,7 +26,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from grader.cli.multipart_form import multipart
 from grader.errors import GraderError, UsageError
@@ -91,6 +91,7 @@ class SubmissionState:
     report_url: str = ""
     notes: Tuple[str, ...] = ()  # sentences on the file as a whole
     late: bool = False  # handed in after the task's deadline (graded all the same)
+    said: Optional[Mapping[str, Any]] = None  # its "cause" and "known_mistake" as given, read by ``submit``
 
 
 def portal_address(text: str) -> Portal:
@@ -227,7 +228,8 @@ class PortalClient:
         shown = tuple(CaseState(c["name"], c["verdict"], c.get("message") or "") for c in cases)
         notes = tuple(n for n in answer.get("notes") or () if isinstance(n, str))
         score, top = float(answer["score"]), float(answer["max_score"])
-        return SubmissionState(state.id, task, "done", answer["verdict"], score, top, shown, report_url, notes, late)
+        verdict, said = answer["verdict"], {key: answer.get(key) for key in ("cause", "known_mistake")}
+        return SubmissionState(state.id, task, "done", verdict, score, top, shown, report_url, notes, late, said)
 
     def _json(self, method: str, path: str, answers: Dict[int, str], body=None, content_type: str = "") -> Any:
         """The JSON of a 2xx answer to one call; any other answer a ``PortalError`` (``answers``

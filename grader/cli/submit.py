@@ -36,7 +36,9 @@ from grader.cli.portal_client import (
     size_limit,
 )
 from grader.errors import UsageError
-from grader.report.pages import score_text, table_lines
+from grader.model import KnownMistake
+from grader.report.causes import TERMINAL_CHARS
+from grader.report.pages import mistake_sentence, score_text, table_lines
 from grader.safe_text import for_terminal
 from grader.submission.files import Kind, read_files
 
@@ -264,6 +266,10 @@ def results_table(states: Sequence[SubmissionState]) -> str:
                 for_terminal(failing.name) if failing else "",
             )
         )
+    table = table_lines(rows)
+    lines = table[:1]
+    for row, state in zip(table[1:], states):  # under a task's row, what check prints there
+        lines += [row, *(f"    {said}" for said in said_under(state))]
     notes = [f"{for_terminal(s.task)}: {for_terminal(note)}" for s in states for note in s.notes]
     notes += [
         f"{for_terminal(s.task)}: late: handed in after the task's deadline (graded all the same, and marked late)."
@@ -271,4 +277,19 @@ def results_table(states: Sequence[SubmissionState]) -> str:
         if s.late
     ]
     reports = [f"Report ({for_terminal(s.task)}): {for_terminal(s.report_url)}" for s in states if s.report_url]
-    return "\n".join(table_lines(rows) + notes + reports)
+    return "\n".join(lines + notes + reports)
+
+
+def said_under(state: SubmissionState) -> List[str]:
+    """What ``check`` prints under a task's row, from the portal's answer: the first failing case's
+    cause and the known mistake the answers match, as ``check`` words them (``report.terminal_table``);
+    either left out where the portal does not say it (an older portal) or says something else."""
+    said = state.said or {}
+    cause, known = said.get("cause"), said.get("known_mistake")
+    lines = [for_terminal(cause[:TERMINAL_CHARS])] if isinstance(cause, str) and cause.strip() else []
+    if isinstance(known, dict) and isinstance(known.get("mistake"), str) and known["mistake"].strip():
+        matched, failing = known.get("matched"), known.get("failing")
+        if all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 10**6 for n in (matched, failing)):
+            found = KnownMistake("", known["mistake"][:1000], "", int(matched or 0), int(failing or 0))
+            lines.append(for_terminal(mistake_sentence(found)))
+    return lines

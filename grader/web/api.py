@@ -13,7 +13,8 @@ Added to ``portal.md`` (nothing of it changes meaning): ``POST /api/submissions`
 named by its file name (``ui.py``; at most as many as the task imports), graded with ``file`` in
 place of the student's earlier hand-ins of them; a submission (and the 202 answer) says ``files``,
 the names of the files handed in, its own first; a task says ``uses_files``, the tasks whose files
-it imports (what ``also`` takes, as ``<task>.py``).
+it imports (what ``also`` takes, as ``<task>.py``); a graded submission says ``cause``, the line
+``check`` prints under a task not accepted ("" when nothing failed), beside its ``known_mistake``.
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ from grader.report.pages import MESSAGE_CHARS
 from grader.report.shown import clipped
 from grader.web.class_marks import class_marks, roster_people
 from grader.web.companions import file_names, names_by_submission
-from grader.web.course_state import course_tasks
+from grader.web.course_state import CourseUnavailable, course_tasks
 from grader.web.gradescope_export import gradescope_zip
 from grader.web.handin import hand_in, read_upload, read_uploads
 from grader.web.handin import regrade as regrade_task
+from grader.web.landing import cause_line
 from grader.web.models import DONE, QUEUED, ApiToken, FirstSignIn, Submission
 from grader.web.policies import whole_number
 
@@ -136,6 +138,8 @@ def document(submission: Submission, also: Optional[List[str]] = None) -> dict:
         "cases": _cases(submission.results) if done else None,
         "notes": submission.notes if done else None,
         "known_mistake": _known_mistake(submission.mistake) if done else None,
+        # (added) the first failing case's cause in one line, as ``check`` prints it under its row
+        "cause": _cause(submission) if done else None,
         "report_url": f"/submissions/{submission.id}/report" if done else None,
         # graded on the public cases only: each hidden case is not_run until the student's deadline
         "public_only": submission.public_only if done else None,
@@ -147,6 +151,16 @@ def _known_mistake(mistake) -> Optional[dict]:
     if not isinstance(mistake, dict) or not mistake.get("student"):
         return None
     return {"mistake": mistake["student"], "matched": mistake.get("matched"), "failing": mistake.get("failing")}
+
+
+def _cause(submission: Submission) -> Optional[str]:
+    """The line ``check`` prints under a task not accepted (``landing.cause_line``: "" when nothing
+    failed); None while the course cannot be loaded or no longer has the task."""
+    try:
+        task = course_tasks().get(submission.task)
+    except CourseUnavailable:
+        return None
+    return cause_line(submission, task)
 
 
 def _visible(request, queryset):

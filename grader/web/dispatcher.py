@@ -35,6 +35,7 @@ from grader.web import queue
 from grader.web.course_state import CourseUnavailable, course_tasks
 from grader.web.grading_backends import Grading, WorkLost
 from grader.web.hidden_results import hidden_wait, public_task, public_verdict, release_due, with_hidden_waiting
+from grader.web.landing import kept_outputs
 from grader.web.models import ERROR, Submission
 from grader.web.pages import REPORT_LINKS
 from grader.web.row_records import row_fields
@@ -84,13 +85,14 @@ def grade_row(number: int, grading: Grading) -> dict:
     work = unit_of(row, task if wait is None else public_task(task))
     (graded,) = grading.grade(work)
     result = graded if wait is None else with_hidden_waiting(graded, task, wait)
-    # matched here, where the outputs are: the row keeps the mistake, never a student's output
+    # matched here, where the outputs are: the row keeps the mistake, never a whole output
     result = with_known_mistake(result, grading.answered.signatures(tasks, row.task))
     # a hand-in whose hidden cases wait: its report is of the public cases, with the note saying when the rest run
     shown = result if wait is None else replace(graded, notes=result.notes, mistake=result.mistake)
     page = report.bounded_task_page(shown, "graded on the portal", back_links=REPORT_LINKS)
     fields = row_fields(result, page, fingerprint)
     fields["public_only"] = wait is not None
+    fields["outputs"] = kept_outputs(result)  # its visible failures, bounded, for the page it lands on
     if wait is not None:
         fields["verdict"] = fields["record"]["verdict"] = public_verdict(result)
     if work.refused:

@@ -56,6 +56,9 @@ class Submission(models.Model):
     mistake = models.JSONField(default=dict, blank=True)
     # the task record (``report/records.py``) every mark and export of this row is read from
     record = models.JSONField(default=dict, blank=True)
+    # its visible failing cases' input, expected and actual output as its page shows them, bounded
+    # (``landing.kept_outputs``): what a student lands on after handing in, as the report keeps them
+    outputs = models.JSONField(default=list, blank=True)
     error = models.TextField(blank=True)
     # the student chose this one to count for the task (where the course lets students choose)
     chosen = models.BooleanField(default=False)

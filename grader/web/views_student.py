@@ -8,7 +8,9 @@ A submission still owed grading refreshes itself every 2 s (a meta refresh: no s
 The exercises are listed in the handout's order; each says which submission's marks count (the
 course's rule, late rule and adjustments: ``class_marks.student_marks``) and for how many points,
 and the task page says so too, with the statement.
-A submission's page shows its file with line numbers (up to ``SHOWN_LINES`` lines). A task that
+A submission's page, where a student lands after handing in, shows the cause first (``landing``: the
+known mistake, what to fix first), the failing cases by hint, and its file with line numbers (up to
+``SHOWN_LINES`` lines), its module docstring folded above the student's own code. A task that
 imports other exercise files (``uses_files``) takes them in the same hand-in (``also``, several
 files); the submission's page lists every file handed in and shows any of them (``?name=ui.py``,
 as ``/file?name=ui.py`` downloads it), a name looked up among the submission's own files only.
@@ -33,6 +35,7 @@ from grader.web.course_state import course_tasks, exercise_statement, handout_or
 from grader.web.handin import hand_in, read_upload, read_uploads
 from grader.web.hidden_results import hidden_words
 from grader.web.history import LISTED, before_id, numbers, page
+from grader.web.landing import docstring_lines, landing
 from grader.web.models import CHOSEN, DONE, ERROR, NOT_COUNTED, Submission, SubmissionFile, TaskPolicy
 from grader.web.policies import deadline_for, limits_in_words, marks_from
 
@@ -249,22 +252,29 @@ def submission(request, number: int):
     shown_name, shown_data = _shown_file(request, row)
     task = course_tasks().get(row.task)
     number = numbers([row])[row.id]
+    source = source_lines(shown_data)
+    folded = docstring_lines(shown_data.decode("utf-8", errors="replace")) if not source["cut"] else 0
+    done = row.status == DONE
     context = {
         "row": row,
         "title": task.title if task else row.task,
         "shown": line(row, number),
         "refresh": row.pending or row.status not in (DONE, ERROR),
-        # what a program printed (the cases' messages), and the grader's sentences that may quote it,
-        # with every control, format and separator character as its marker (``safe_text``)
+        # the cause first, then the failing cases by hint (``landing``); a task no longer in the
+        # course: its cases as kept, each message with every control, format and separator
+        # character as its marker (``safe_text``)
+        "landing": landing(row, task) if done and task is not None else None,
         "cases": [
             dict(case, label=verdict_label(case["verdict"]), message=for_page(case.get("message") or ""))
             for case in row.results or ()
         ]
-        if row.status == DONE
+        if done and task is None
         else None,
         "error": for_page(row.error or ""),
         "notes": [for_page(note) for note in row.notes or ()],
-        "source": source_lines(shown_data),
+        "source": source,
+        "docstring": source["lines"][:folded],  # folded above the student's own code
+        "code": source["lines"][folded:],
         "shown_name": shown_name,
         "files": file_names(row),
     }

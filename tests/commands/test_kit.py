@@ -17,6 +17,7 @@ import yaml
 from support import PROJECT
 
 from grader.authoring import kit_yaml
+from grader.authoring.kit_mistakes import MISTAKES
 from grader.authoring.kit_readme import MARKER
 from grader.authoring.yaml_writer import new_file
 from grader.cli.main import main
@@ -27,10 +28,13 @@ SHORTEST_SECRET = 6  # characters: shorter texts ("0", "true", "[0]") are in any
 
 
 @pytest.fixture(scope="module")
-def project_kit(tmp_path_factory) -> Path:
-    """The project's own course made into a kit, once (tests that write in it take a copy)."""
+def project_kit(tmp_path_factory, _signature_home) -> Path:
+    """The project's own course made into a kit, once (tests that write in it take a copy), its known
+    mistakes read where the session made them (a module's fixture comes before a test's own)."""
     out = tmp_path_factory.mktemp("kit") / "nim-lab"
-    assert main(["kit", str(out)]) == 0
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(_signature_home))
+        assert main(["kit", str(out)]) == 0
     return out
 
 
@@ -199,6 +203,50 @@ def test_check_in_the_kit_gives_the_stubs_the_full_courses_verdicts(kit_copy, mo
             compared += 1
     # and the same rule: an untouched stub earns nothing, in the kit as on the full course
     assert compared > 150 and all(c["verdict"] != "accepted" for r in kit.values() for c in r["cases"])
+
+
+def test_check_in_the_kit_names_the_known_mistakes_of_its_public_cases_only(kit_copy, course, monkeypatch, capsys):
+    """The kit ships the signatures of visible cases (nothing of a hidden case, no solution's name
+    nor the instructor's words), and check in it names the mistake as the portal does; a case file
+    changed since the kit was made loads none of its task's (never a wrong one)."""
+    shipped = json.loads((kit_copy / MISTAKES).read_text(encoding="utf-8"))["tasks"]
+    assert "nim_sum" in shipped
+    for task_id, entry in shipped.items():
+        visible = {case.name for case in course[task_id].cases if not case.hidden}
+        for signature in entry["signatures"]:
+            assert signature["cases"] and {name for name, _, _ in signature["cases"]} <= visible, task_id
+            assert signature["label"] == "" and len(signature["instructor"]) == 16
+    assert "adds the rows with + instead of XOR-ing them" not in (kit_copy / MISTAKES).read_text(encoding="utf-8")
+    work = kit_copy / "work"
+    work.mkdir()
+    text = (PROJECT / "solutions" / "nim_sum.py").read_text(encoding="utf-8")
+    (work / "nim_sum.py").write_text(text.replace("total = total ^ row", "total = total + row"), encoding="utf-8")
+    _, results, err = check_in(kit_copy, [work / "nim_sum.py"], monkeypatch, capsys)
+    known = results["nim_sum"]["known_mistake"]
+    assert known["mistake"] == "the rows are added up with + instead of XOR-ed" and known["matched"] >= 3
+    assert "Your answers match a known mistake: the rows are added up with + instead of XOR-ed (" in err
+    own = """  - name: my own board\n    input: '{"type": "nim_sum", "input": [2, 2]}'\n    expected: '0'\n"""
+    with (kit_copy / "testcases" / "nim_sum.yaml").open("a", encoding="utf-8") as cases:  # a case of one's own
+        cases.write(own)
+    _, results, err = check_in(kit_copy, [work / "nim_sum.py"], monkeypatch, capsys)
+    assert "known_mistake" not in results["nim_sum"] and "known mistake" not in err
+
+
+def test_a_known_mistake_that_names_a_hidden_case_stops_the_kit(tmp_path, capsys, monkeypatch):
+    from grader.authoring import mistake_signatures
+    from grader.grade.known_mistakes import MistakeSignature
+
+    course = tiny_course(tmp_path / "course")
+    (course / "testcases" / "nim_sum.yaml").write_text(COURSE_YAML, encoding="utf-8")
+    (course / "testcases" / "nim_sum").mkdir()
+    (course / "testcases" / "nim_sum" / "board.json").write_text('{"type": "nim_sum", "input": [1, 2, 3]}')
+    cases = (("one row", "wrong_answer", "d1"), ("secret board", "wrong_answer", "d2"))
+    planted = {"nim_sum": (MistakeSignature("adds", "the rows are added up", "adds them", cases),)}
+    monkeypatch.setattr(mistake_signatures, "course_signatures", lambda *args, **kwargs: planted)
+    assert main(["kit", str(tmp_path / "out"), "--course", str(course)]) == 2
+    err = capsys.readouterr().err
+    assert "is not one of its public cases" in err and "grader's fault" in err and "secret board" in err
+    assert sorted(os.listdir(tmp_path)) == ["course"]
 
 
 # -- (c) check in a kit says that the portal runs hidden cases -------------------------------------

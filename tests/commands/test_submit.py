@@ -45,6 +45,7 @@ class FakePortal:
         self.requests: List[Tuple[str, str, Dict[str, str], bytes]] = []
         self.outcome = "accepted"  # or "wrong_answer", "error", "never" (stays queued)
         self.late = False  # every submission handed in after the deadline
+        self.said: Dict[str, object] = {}  # keys a newer portal adds to a finished submission ("cause"...)
         self.answers: Dict[Tuple[str, str], Tuple[int, Dict[str, str], bytes]] = {}  # (method, path) → answer
         self.stream: Optional[int] = None  # a body of this many bytes, without Content-Length, for every call
         self.gets: Dict[str, int] = {}
@@ -146,6 +147,7 @@ class FakePortal:
             if done
             else None,
             "report_url": f"/submissions/{number}/report/" if done else None,
+            **(self.said if done else {}),
         }
 
 
@@ -214,6 +216,45 @@ def test_wait_exits_1_and_names_the_first_case_not_accepted(portal, run, nim_sum
     # the case's name comes from the portal: its escape sequence is shown, never obeyed
     assert re.search(r"^nim_sum\s+wrong_answer\s+7/9\s+big board \\x1b\[2J$", out, re.M)
     assert "\nnim_sum: nim_sum.py imports your ui.py \\x1b[31m, hand it in.\n" in out  # the notes, escaped
+
+
+def test_wait_prints_the_cause_and_the_known_mistake_under_the_task_as_check_does(portal, run, nim_sum):
+    from grader.model import KnownMistake
+    from grader.report.pages import mistake_sentence
+
+    portal.outcome = "wrong_answer"
+    portal.said = {
+        "cause": "wrong answer: Expected 0, got 16. \x1b[2J",
+        "known_mistake": {"mistake": "the rows are added up with + instead of XOR-ed", "matched": 5, "failing": 6},
+    }
+    code, out, _ = run(nim_sum, "--server", portal.url, "--token", TOKEN, "--wait")
+    assert code == 1
+    lines = out.splitlines()
+    row = next(i for i, line in enumerate(lines) if re.match(r"nim_sum\s+wrong_answer", line))
+    sentence = mistake_sentence(KnownMistake("", "the rows are added up with + instead of XOR-ed", "", 5, 6))
+    # as check prints them (``report.terminal_table``), the program's escape shown, never obeyed
+    assert lines[row + 1 : row + 3] == ["    wrong answer: Expected 0, got 16. \\x1b[2J", f"    {sentence}"]
+    assert sentence.endswith("known mistake: the rows are added up with + instead of XOR-ed (5 of 6 failing cases).")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        {},  # an older portal says neither
+        {"cause": None, "known_mistake": None},
+        {"cause": ["wrong"], "known_mistake": {"mistake": "x", "matched": "5", "failing": 6}},
+        {"cause": "", "known_mistake": {"mistake": "", "matched": 5, "failing": 6}},
+        {"known_mistake": {"mistake": "x", "matched": True, "failing": 6}},
+    ],
+)
+def test_wait_prints_no_line_under_the_task_for_a_cause_or_mistake_it_cannot_read(portal, run, nim_sum, said):
+    portal.outcome = "wrong_answer"
+    portal.said = said
+    code, out, err = run(nim_sum, "--server", portal.url, "--token", TOKEN, "--wait")
+    assert code == 1 and "error" not in err
+    lines = out.splitlines()
+    row = next(i for i, line in enumerate(lines) if re.match(r"nim_sum\s+wrong_answer", line))
+    assert lines[row + 1].startswith("nim_sum: ")  # the notes come next, as before
 
 
 def test_wait_says_a_submission_handed_in_after_the_deadline_is_late(portal, run, nim_sum):

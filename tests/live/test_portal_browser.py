@@ -1,5 +1,6 @@
 """A student's and an instructor's whole path through the portal, in headless Chromium, against a
-real ``serve`` that grades for real: at a desktop's width and a phone's, with no sideways scroll.
+real ``serve`` that grades for real: at a desktop's width and a phone's, with no sideways scroll;
+and where a student lands after handing in a wrong file, the cause in the first screen.
 
 Needs Django and waitress (the web extra), the ``selenium`` package, Chromium and chromedriver;
 where one is missing the tests are skipped with the reason.
@@ -30,7 +31,9 @@ def site(tmp_path_factory, portal_database):
     db = portal_database.options()
     folder = tmp_path_factory.mktemp("portal")
     roster = folder / "roster.csv"
-    roster.write_text("username,role\nann,student\nben,student\nteach,instructor\ntess,instructor\n")
+    roster.write_text(
+        "username,role\nann,student\nben,student\ncy,student\ndee,student\nteach,instructor\ntess,instructor\n"
+    )
     command = [sys.executable, "-m", "grader"]
     made = subprocess.run(
         [*command, "users", "import", str(roster), "--data", str(folder / "data"), *db],
@@ -150,7 +153,9 @@ def test_a_student_signs_in_hands_in_and_reads_the_report(site, browser, size, t
     fits(browser)
     shown = browser.find_element("tag name", "main").text
     if phone:
-        assert "wrong answer" in shown.lower() and "(hidden)" in shown
+        # the hidden cases by name: they wait for the deadline (the course's default), said once
+        assert "wrong answer" in shown.lower() and "hidden case 1: is_p_position" in shown
+        assert shown.count("Hidden case: it runs after your deadline") == 1
     else:
         assert "accepted" in shown.lower() and "points" in shown
     whole_words(browser)
@@ -257,3 +262,37 @@ def test_an_instructor_sees_the_class_and_regrades(site, browser, size):
     shows(browser, "sign in with the password")
     assert len(browser.find_element("id", "one-time").text) >= 8
     fits(browser)
+
+
+# The box of the first element ``arguments[0]`` selects, as laid out in the window, and the window.
+_BOX = """
+const r = document.querySelector(arguments[0]).getBoundingClientRect();
+return {top: r.top, bottom: r.bottom, window: window.innerHeight, scrolled: window.scrollY,
+        page: document.documentElement.scrollHeight};
+"""
+
+
+@pytest.mark.parametrize("size", WIDTHS)
+def test_where_a_student_lands_after_a_wrong_file_the_cause_is_in_the_first_screen(site, browser, size):
+    """The typical wrong nim_sum (the rows added up): the page the student lands on says the known
+    mistake and what to fix first before any scrolling, at a desktop's width and a phone's, and
+    starts the file at the student's code, its docstring folded."""
+    url, first = site
+    username = "dee" if size[0] < 500 else "cy"
+    browser.set_window_size(*size)
+    first_sign_in(browser, url, username, first[username])
+    browser.get(f"{url}/tasks/nim_sum/")
+    text = mutate("nim_sum", "total = total ^ row", "total = total + row")
+    browser.execute_script("document.getElementById('id_text').value = arguments[0]", text)
+    browser.find_element("css selector", "main form button[type=submit]").click()
+    shows(browser, "Handed in nim_sum")
+    wait_until_graded(browser)
+    shows(browser, "Your answers match a known mistake: the rows are added up")
+    fits(browser)
+    whole_words(browser)
+    for part in ("#cause .known", "#cause li"):  # the known mistake, and the first thing to fix
+        box = browser.execute_script(_BOX, part)
+        assert box["scrolled"] == 0 and 0 <= box["top"] and box["bottom"] <= box["window"], (part, box)
+    first_code = browser.find_element("css selector", 'table[aria-label="nim_sum.py with its line numbers"] td.n')
+    assert int(first_code.text) > 20  # the student's code, not the exercise's text
+    assert not browser.find_element("css selector", "details.docstring").get_attribute("open")

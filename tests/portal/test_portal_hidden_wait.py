@@ -104,7 +104,8 @@ def _seen(user: str, number: int) -> dict:
     times = r"\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?( \w+)?|\d+(\.\d+)? ?(ms|s)\b|#\d+|/submissions/\d+/"
     return {
         "api": shown,
-        "cases": re.sub(times, "", page.split("<h2>Cases</h2>")[1].split("</table>")[0]),
+        # the page's cause, notes and cases: all but the nav (the user's name) and the file's own lines
+        "cases": re.sub(times, "", page.split("<main>")[1].split("<h2>Your file")[0]),
         "report": re.sub(times, "", re.sub(r"<pre.*?</pre>", "", report, flags=re.S)).replace(f"{user}/", ""),
         "line": re.sub(times, "", listed.group(0) if listed else ""),
     }
