@@ -25,7 +25,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from grader.model import CaseResult, Task, TaskResult, Verdict
 from grader.report import pages as report
-from grader.report.causes import Cause, is_shared, shared_cores
+from grader.report.causes import Cause, said_at_top
 from grader.report.shown import Shown, ShownLine, shown_lines
 from grader.safe_text import for_page
 from grader.web.row_records import row_result
@@ -167,13 +167,13 @@ def landing(row, task: Task) -> Landing:
         return Landing(for_page(mistake), for_page(result.problem.message), (), (), (), (), False)
     view = report.task_view(result, "", LANDING)
     kept = {k.get("name"): k for k in (row.outputs or ()) if isinstance(k, dict)}
-    counts = shared_cores(result)
+    at_top = said_at_top(result)  # the cases whose whole cause the top says
     groups: Dict[str, List[CaseShown]] = {}
     not_run: Dict[str, List[str]] = {}
     for index, case in enumerate(result.cases):  # anchored as ``task_view`` anchors the causes' cases
         if case.verdict is not Verdict.NOT_RUN and not case.accepted:
             anchor = f"case-{index + 1}"
-            groups.setdefault(case.hint, []).append(_case_shown(case, anchor, kept, is_shared(case, counts)))
+            groups.setdefault(case.hint, []).append(_case_shown(case, anchor, kept, index in at_top))
     for case in whole.cases:  # those that wait for the deadline too
         if case.verdict is Verdict.NOT_RUN:
             not_run.setdefault(for_page(case.message), []).append(for_page(case.case.name))
