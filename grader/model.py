@@ -209,16 +209,27 @@ class Task:
 
 
 @dataclass(frozen=True)
+class Conjecture:
+    """A cause one failure suggests but cannot prove alone (``kind``, e.g. "rows counted from 0"),
+    and the sentence that says it: said only where it explains the file's failures (``grade/evidence.py``)."""
+
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True)
 class CheckOutcome:
     """What a checker decided about one output: accepted, wrong_answer or presentation_error.
 
     ``answer_found`` is True when the right answer is in the output among other things (extra
-    lines): the case's hint, which is about the logic, then does not apply.
+    lines): the case's hint, which is about the logic, then does not apply. ``conjecture``: a cause
+    this output alone suggests, for the whole file's failures to confirm.
     """
 
     verdict: Verdict
     message: str = ""
     answer_found: bool = False
+    conjecture: Optional[Conjecture] = None
 
 
 @dataclass(frozen=True)
@@ -247,8 +258,11 @@ class CaseResult:
     actual_note: str = ""
     game: bool = False  # ``actual`` is the transcript of an interactive game
     hint: str = ""  # the course's hint it shows, an instructor's text (a hidden case shows it too)
-    # while grading only: the hints that may still be chosen, each with True for a known mistake
+    # while grading only: the hints that may still be chosen, each with True for a known mistake;
+    # how the run failed, to compare with other failures (``grade/evidence.py``); a cause to confirm
     hint_choices: Tuple[Tuple[Hint, bool], ...] = ()
+    failure: Tuple[str, ...] = ()
+    conjecture: Optional[Conjecture] = None
 
     @property
     def accepted(self) -> bool:

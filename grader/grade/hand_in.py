@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from grader.course import reference
-from grader.grade import hints, shrink
+from grader.grade import evidence, hints, shrink
 from grader.grade.quick_feedback import TimeoutGate
 from grader.grade.submitted_program import staged_program
 from grader.grade.verdicts import explain_silence, with_smaller_input
@@ -152,7 +152,8 @@ def _shrink(file: _Running, context, grade_case: GradeCase) -> None:
 def _result(file: _Running) -> TaskResult:
     """The file's ``TaskResult`` from its runs: no program runs here."""
     kept = file.kept()
-    ran = dict(zip(kept, hints.resolve(list(kept.values()), file.known)))
+    # a cause one case suggests is said where the file's failures confirm it, then each hint chosen
+    ran = dict(zip(kept, hints.resolve(evidence.settle(list(kept.values())), file.known)))
     for name, found in file.smaller.items():
         if name in ran:
             ran[name] = with_smaller_input(ran[name], *found)

@@ -6,7 +6,11 @@ A case's hints are tried in order (``course_hints``): its known mistakes and the
 what it printed, the exception it crashed with and its message, what a time-out was: ``time_outs``),
 and ``decided`` chooses at once when the first of them waits for no other case; ``resolve``, once
 every case of the file is graded, keeps the first whose ``accepted`` cases were accepted, and adds
-it to the message. No hint is given where the grader's own sentence is the whole story: a right
+it to the message. A hint tied to no evidence of the run itself (a plain hint, or one tied to a
+verdict and earlier cases only) is not shown on a hidden case that failed the same way as a case
+graded before it (``evidence.failed_before``): that failure is the earlier case's cause (the same
+wrong format fails the small boards too), not what the hint is about, and the earlier case's
+message says it. No hint is given where the grader's own sentence is the whole story: a right
 answer printed among other lines, a crash caused by how the file is set up or by a limit of the
 grader (the caller says so), a verdict no hint may be tied to (``HINT_VERDICTS``: nothing compiled,
 nothing printed, not run). An ``exception`` or ``exception_text`` condition holds for Python's own
@@ -22,6 +26,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from grader.check import patterns
 from grader.check.text import significant_lines
+from grader.grade import evidence
 from grader.model import HINT_VERDICTS, Case, CaseResult, Hint, Verdict, When
 from grader.run.run_facts import ChildCrash
 
@@ -55,29 +60,33 @@ def choices(
     for hint, mistake in course_hints(case):
         if _holds(hint.when, verdict, output, crash) and _time_out_holds(hint.when, verdict, time_out):
             found.append((hint, mistake))
-            if not hint.when.accepted:
+            if not _waits(hint.when):
                 break  # it is always chosen when reached: nothing after it can show
     return tuple(found)
 
 
 def resolve(results: Sequence[CaseResult], others: Optional[Mapping[str, CaseResult]] = None) -> List[CaseResult]:
-    """``results`` (one file's cases) with each failure's hint chosen: the first of its
-    ``hint_choices`` whose ``accepted`` cases were accepted, among ``results`` and ``others``
-    (results of the same file graded earlier, by case name), added to its message.
+    """``results`` (one file's cases, in the order they were graded: every visible case before the
+    hidden ones) with each failure's hint chosen: the first of its ``hint_choices`` whose
+    ``accepted`` cases were accepted, among ``results`` and ``others`` (results of the same file
+    graded earlier, by case name), and that is the case's own to give (``_waits``), added to its
+    message. What grading kept to compare failures by (``CaseResult.failure``) is dropped.
 
     A case named there that was not graded, or not run, counts as not accepted.
     """
     verdicts: Dict[str, Verdict] = {name: result.verdict for name, result in (others or {}).items()}
     verdicts.update((result.case.name, result.verdict) for result in results)
-    return [_resolved(result, verdicts) for result in results]
+    explained = evidence.failed_before(results)
+    return [replace(_resolved(r, verdicts, r.case.name in explained), failure=()) for r in results]
 
 
 def decided(result: CaseResult) -> CaseResult:
     """``result`` with its hint already chosen when no other case can change the choice: the first
-    of its ``hint_choices`` waits for no earlier case (a plain hint, a pattern...). Else as it is,
-    for ``resolve``."""
-    if result.hint_choices and not result.hint_choices[0][0].when.accepted:
-        return _resolved(result, {})
+    of its ``hint_choices`` is tied to evidence of this run and waits for no earlier case (a
+    pattern, an exception...), and no conjecture waits to be said before it. Else as it is, for
+    ``resolve``."""
+    if result.hint_choices and not _waits(result.hint_choices[0][0].when) and result.conjecture is None:
+        return _resolved(result, {}, False)
     return result
 
 
@@ -86,10 +95,25 @@ def hint_sentence(text: str, mistake: bool) -> str:
     return f"This is a common mistake: {text}" if mistake else f"Hint: {text}"
 
 
-def _resolved(result: CaseResult, verdicts: Mapping[str, Verdict]) -> CaseResult:
+def _waits(when: When) -> bool:
+    """Whether a hint's choice waits for the file's other cases: it names earlier cases that must
+    be accepted, or it is tied to no evidence of the run itself (no output, pattern or exception),
+    so that a case failed the same way before explains the failure instead (``resolve``)."""
+    return bool(when.accepted) or not _own_evidence(when)
+
+
+def _own_evidence(when: When) -> bool:
+    """Whether ``when`` asks something of the run's own output, exception or time-out."""
+    own = (when.output, when.pattern, when.exception, when.exception_text)
+    return any(x is not None for x in own) or bool(when.time_out)
+
+
+def _resolved(result: CaseResult, verdicts: Mapping[str, Verdict], failed_before: bool) -> CaseResult:
     if not result.hint_choices:
         return result
     for hint, mistake in result.hint_choices:
+        if failed_before and not _own_evidence(hint.when):
+            continue  # the earlier case's cause, not what this hint is about
         if all(verdicts.get(name) is Verdict.ACCEPTED for name in hint.when.accepted):
             message = f"{result.message} {hint_sentence(hint.text, mistake)}".strip()
             return replace(result, message=message, hint=hint.text, hint_choices=())

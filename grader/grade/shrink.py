@@ -1,8 +1,11 @@
 """Shrinking a failure: a smaller input that still fails as a generated case did.
 
 When a student's program fails a generated case with a wrong answer or a crash, ``shrink`` looks
-for a smaller input (fewer rows, smaller heaps or numbers) that still fails, so the report can show
-the smallest failing input found. Shrinking runs programs and checks what they print, so it has a
+for a smaller input (fewer rows, smaller heaps or numbers) that still fails the same way, so the
+report can show the smallest failing input found. The same way (``evidence.same_failure``): the same
+verdict and the same kind of difference, or the same exception at the same line; a smaller input
+that fails otherwise shows another mistake than the case's (a crash where the case got a wrong
+answer), and is not taken. Shrinking runs programs and checks what they print, so it has a
 budget of time (``ShrinkBudget``: the runs' own, or the time the shrink took, whichever is more)
 that one file's shrinks share.
 """
@@ -19,6 +22,7 @@ from grader.check.registry import OutputChecker
 from grader.course.generators import GENERATORS, render
 from grader.course.reference import answer, reference_program
 from grader.errors import UsageError
+from grader.grade import evidence
 from grader.model import CaseResult, Task, Verdict
 from grader.run.execute import Program
 from grader.run.run_facts import RunResult
@@ -87,7 +91,8 @@ def shrink(
     grade_case: Callable[..., CaseResult],
     budget: Optional[ShrinkBudget] = None,
 ) -> Optional[Tuple[str, CaseResult]]:
-    """The smallest input found that still fails as ``result`` did, with its result, or None.
+    """The smallest input found that still fails as ``result`` did (``evidence.same_failure``),
+    with its result, or None.
 
     Only a wrong answer, a presentation error or a crash (``SHRINKABLE``) of a visible generated
     case is shrunk. The shrink may spend ``SHRINK_FACTOR`` times the failing run's time, and no more
@@ -140,7 +145,7 @@ def shrink(
                     except UsageError:
                         continue  # the reference cannot answer it (in the time left): not a valid smaller case
                 outcome = grade_case(trial, program, metered, shown)
-                if outcome.verdict in SHRINKABLE:
+                if outcome.verdict in SHRINKABLE and evidence.same_failure(result, outcome):
                     fields, best, improved = candidate, (trial.input, outcome), True
                     break
         return best

@@ -23,7 +23,7 @@ from typing import Mapping, Optional, Sequence, Tuple
 from grader.check.random_answers import answer_key
 from grader.check.registry import Checker, OutputChecker
 from grader.check.text import first_difference
-from grader.grade import diagnose, hints, time_outs
+from grader.grade import diagnose, evidence, hints, time_outs
 from grader.grade.returns import returns_nothing_message
 from grader.model import Case, CaseResult, CheckOutcome, Difference, Verdict
 from grader.rules.static_check import rule_message
@@ -61,6 +61,7 @@ def run_result(
     stderr, _ = _decode(run.stderr)
     hint_applies = True
     difference = None
+    conjecture = None
     if session is not None:
         actual = session.transcript
         problem = session.outcome(run)
@@ -74,7 +75,7 @@ def run_result(
         verdict, message, hint_applies = _run_verdict(run, case, program, task_ids, functions)
         if verdict is None:
             outcome = _check(case, actual, checker)
-            verdict, message = outcome.verdict, outcome.message
+            verdict, message, conjecture = outcome.verdict, outcome.message, outcome.conjecture
             hint_applies = not outcome.answer_found
     if session is None and verdict is Verdict.WRONG_ANSWER:
         # None printed where an answer was due: name the function that returned nothing, and why
@@ -82,6 +83,7 @@ def run_result(
         nothing, has_code = returns_nothing_message(source, case.input, actual, case.expected)
         if nothing:
             message, hint_applies = nothing, has_code  # a hint about the logic is noise for an empty body
+            conjecture = None
     crash = run.crash if verdict is Verdict.RUNTIME_ERROR else None
     time_out = time_out_kind(run, program) if verdict is Verdict.TIME_LIMIT_EXCEEDED else ""
     choices = hints.choices(case, verdict, actual, crash, time_out) if hint_applies else ()
@@ -100,6 +102,8 @@ def run_result(
         actual_note=note,
         game=session is not None,
         hint_choices=choices,
+        failure=evidence.failure_key(verdict, message, crash),
+        conjecture=conjecture,
     )
     return hints.decided(result)
 
@@ -128,7 +132,9 @@ def repeats_result(case: Case, results: Sequence[CaseResult]) -> CaseResult:
         )
         # a wrong answer over the runs as a whole: no one output to look at, so hints tied to one do not apply
         choices = hints.choices(case, Verdict.WRONG_ANSWER, None, None)
-        return hints.decided(replace(result, verdict=Verdict.WRONG_ANSWER, message=message, hint_choices=choices))
+        failure = evidence.failure_key(Verdict.WRONG_ANSWER, message)
+        result = replace(result, verdict=Verdict.WRONG_ANSWER, message=message, hint_choices=choices, failure=failure)
+        return hints.decided(result)
     return result
 
 

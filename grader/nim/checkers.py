@@ -2,15 +2,19 @@
 
 ``optimal_move``: the output is a move ``[row, elements]`` for the case's board (its input); it
 must be legal and, from an N-position, leave nim-sum 0. Several answers are right, so it needs no
-``expected``.
+``expected``. A wrong move that would be right with its row counted from 1 instead of 0 comes with
+that cause as a ``Conjecture``: one board cannot prove it (a program that always answers [1, 1] is
+right as [2, 1] where that happens to win), so grading says it only where it explains the file's
+failures (``grade/evidence.py``).
 """
 
 from __future__ import annotations
 
 import json
+from typing import Optional
 
 from grader.check.guard import unreadable_reason
-from grader.model import CheckOutcome, Verdict
+from grader.model import CheckOutcome, Conjecture, Verdict
 from grader.nim import rules as nim
 
 
@@ -23,7 +27,7 @@ def check_optimal_move(actual: str, expected: str, case_input: str) -> CheckOutc
     problem = nim.why_illegal(board, move)
     if problem:
         return CheckOutcome(
-            Verdict.WRONG_ANSWER, f"Your move {_show(move)} is illegal: {problem}.{_zero_based(board, move)}"
+            Verdict.WRONG_ANSWER, f"Your move {_show(move)} is illegal: {problem}.", conjecture=_zero_based(board, move)
         )
     before = nim.nim_sum(board)
     if before == 0:
@@ -36,21 +40,26 @@ def check_optimal_move(actual: str, expected: str, case_input: str) -> CheckOutc
         Verdict.WRONG_ANSWER,
         f"This board has nim-sum {before} (an N-position), so the move must leave nim-sum 0, but "
         f"your move {_show(move)} leaves nim-sum {left}. For example {_show(winning[0])} leaves 0 "
-        f"(this board has {len(winning)} such move{'s' if len(winning) != 1 else ''}).{_zero_based(board, move)}",
+        f"(this board has {len(winning)} such move{'s' if len(winning) != 1 else ''}).",
+        conjecture=_zero_based(board, move),
     )
 
 
-def _zero_based(board, move) -> str:
-    """A sentence when the move would be right with its row counted from 1 instead of 0."""
+ROWS_FROM_ZERO = "rows counted from 0"
+
+
+def _zero_based(board, move) -> Optional[Conjecture]:
+    """The cause "rows counted from 0" when the move would be right with its row counted from 1."""
     shifted = (move[0] + 1, move[1])
     if not nim.is_legal(board, shifted):
-        return ""
+        return None
     if nim.nim_sum(board) == 0 or nim.nim_sum(nim.apply(board, shifted)) == 0:
-        return (
-            f" Rows count from 1: your move would be right as {_show(shifted)}. Did you return a list "
-            "index (counted from 0) as the row?"
+        return Conjecture(
+            ROWS_FROM_ZERO,
+            f"Rows count from 1: your move would be right as {_show(shifted)} (its row one higher), as would most "
+            "of your wrong moves on the other boards. Did you return a list index (counted from 0) as the row?",
         )
-    return ""
+    return None
 
 
 def _parse_move(actual: str):

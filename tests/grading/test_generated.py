@@ -87,6 +87,24 @@ def test_a_failing_generated_case_shows_a_shrunk_input(grade):
     assert len(shrunk) < len(failing[0].case.input)
 
 
+def test_a_smaller_input_that_fails_for_another_cause_is_not_shown(grade):
+    # Refuses rows above 3 (a wrong answer on a random move in row 4) and changes the board in place
+    # for rows 1 to 3 (a crash): a row dropped before row 4 makes the move one in row 3, which
+    # crashes. That is the other mistake, not a smaller input of the wrong answer.
+    from real_mistakes.diagnoses import ROWS_ABOVE_THREE_REFUSED
+
+    result = grade("make_move", ROWS_ABOVE_THREE_REFUSED.text())
+    wrong = [c for c in result.cases if c.case.generated is not None and c.verdict is Verdict.WRONG_ANSWER]
+    crashed = [c for c in result.cases if c.case.generated is not None and c.verdict is Verdict.RUNTIME_ERROR]
+    assert wrong and crashed
+    for case in wrong:
+        assert "There: Your program crashed" not in case.message, case.message
+    for case in crashed:  # the same crash, on a smaller board, is the same cause: still shown
+        if "A smaller input that fails too" in case.message:
+            there = case.message.split("There: ", 1)[1]
+            assert there.startswith(case.message.split(".")[0]), case.message
+
+
 def test_the_reference_solution_answers_generated_cases(grade):
     from support import solution
 
