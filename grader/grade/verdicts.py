@@ -23,7 +23,7 @@ from typing import Mapping, Optional, Sequence, Tuple
 from grader.check.random_answers import answer_key
 from grader.check.registry import Checker, OutputChecker
 from grader.check.text import first_difference
-from grader.grade import diagnose, evidence, hints, time_outs
+from grader.grade import companion_cause, diagnose, evidence, hints, time_outs
 from grader.grade.returns import returns_nothing_message
 from grader.model import Case, CaseResult, CheckOutcome, Difference, Verdict
 from grader.rules.static_check import rule_message
@@ -68,6 +68,12 @@ def run_result(
         if problem is not None:
             verdict, message = problem.verdict, problem.message
             difference = Difference(line=problem.line, column=0)  # the whole line
+            source = _student_source(program, program.run_name)
+            companions = tuple(path.name for path in program.companions)
+            about = getattr(problem, "about", "")  # the function of another exercise it is about, if any
+            named = companion_cause.named(message, about, source, companions, program.run_name)
+            hint_applies = named == message  # the cause is in another file: a hint about this case is noise
+            message = named
         else:
             verdict, message, hint_applies = _run_verdict(run, case, program, task_ids, functions)
             verdict = verdict or Verdict.ACCEPTED

@@ -23,11 +23,17 @@ from grader.nim import rules as nim
 
 @dataclass(frozen=True)
 class Problem:
-    """A broken rule: the sentence for the student and the transcript line (1-based) it is on."""
+    """A broken rule: the sentence for the student and the transcript line (1-based) it is on;
+    ``about``: the function of the lab whose output it is about ("present_board" for the text of
+    the board), which grading names when the student's file takes it from their own file of it."""
 
     message: str
     line: int
     verdict: Verdict = Verdict.WRONG_ANSWER
+    about: str = ""
+
+
+_SHOWS_BOARD = "present_board"  # the function of the lab that makes the text of a board
 
 
 class Referee:
@@ -50,10 +56,10 @@ class Referee:
         self.problem: Optional[Problem] = None
         self.moves = 0
 
-    def fail(self, message: str, line: int, verdict: Verdict = Verdict.WRONG_ANSWER) -> None:
+    def fail(self, message: str, line: int, verdict: Verdict = Verdict.WRONG_ANSWER, about: str = "") -> None:
         """Record a broken rule on transcript line ``line``, unless one was recorded before."""
         if self.problem is None:
-            self.problem = Problem(message, line, verdict)
+            self.problem = Problem(message, line, verdict, about)
 
     def player(self) -> str:
         """Whose turn it is."""
@@ -66,7 +72,7 @@ class Referee:
         shown = [size for _, size in rows]
         numbers = [number for number, _ in rows]
         if numbers != list(range(1, len(rows) + 1)):
-            self.fail("The rows of the board must be numbered 1, 2, 3, ... in order.", line)
+            self.fail("The rows of the board must be numbered 1, 2, 3, ... in order.", line, about=_SHOWS_BOARD)
             return
         if shown == self.board:
             self.need_display = False

@@ -2,7 +2,7 @@
 explain the evidence, not a coincidence. A cause one case suggests (a move right with its row one
 higher) is said only where it explains most failures; a smaller failing input is shown only where it
 fails for the same cause; a course hint of a hidden case is not shown where an earlier, simpler case
-fails the same way (a wrong format)."""
+fails the same way (a wrong format); a failure that comes from a companion file names that file."""
 
 from __future__ import annotations
 
@@ -230,6 +230,48 @@ def present_board(board):
     + _main("present_board"),
 )
 
+# -- a failure caused by a companion file is named as such --------------------------------------
+
+PRESENT_BOARD_FROM_ZERO = """import sys
+
+
+def present_board(board):
+    result = "Nim:"
+    for index, heap in enumerate(board):
+        result += "\\n" + str(index) + ":" + " X" * heap
+    return result
+
+
+""" + _main("present_board")
+
+GAME_WITH_ITS_BOARD_FROM_ZERO = RealMistake(
+    task="working_game",
+    name="the game is right, but its present_board.py numbers rows from 0",
+    says="present_board.py",
+    whole=solution("working_game"),
+    companions={"present_board": PRESENT_BOARD_FROM_ZERO},
+)
+
+OWN_BOARD_FROM_ZERO = RealMistake(  # the game prints its own board: the mistake is this file's, not present_board.py's
+    task="working_game",
+    name="prints the board itself, rows numbered from 0",
+    says="The rows of the board must be numbered 1, 2, 3",
+    never=("present_board.py",),
+    whole=solution("working_game")
+    .replace("from present_board import present_board\n", "")
+    .replace(
+        "def play_nim(player1, player2, board):",
+        """def show(board):
+    print("Nim:")
+    for i in range(len(board)):
+        print(str(i) + ":" + " X" * board[i])
+
+
+def play_nim(player1, player2, board):""",
+    )
+    .replace("print(present_board(board))", "show(board)"),
+)
+
 FILES = (
     ALWAYS_ONE_FROM_ROW_ONE,
     FIRST_NONEMPTY_ROW,
@@ -238,4 +280,6 @@ FILES = (
     FIVE_BITS_AND_TWO_ROWS,
     BARS_FOR_OBJECTS,
     ROW_WORD_FORMAT,
+    GAME_WITH_ITS_BOARD_FROM_ZERO,
+    OWN_BOARD_FROM_ZERO,
 )

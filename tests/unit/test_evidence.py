@@ -1,10 +1,12 @@
 """What a file's failures prove together (``grade/evidence.py``), the hints it keeps for the
-failures they are about (``hints.resolve``): pure functions over results, no program runs."""
+failures they are about (``hints.resolve``) and the companion file a game's failure comes from
+(``grade/companion_cause.py``): pure functions over results and source text, no program runs."""
 
 from __future__ import annotations
 
 from grader.check.text import quote
 from grader.grade import evidence, hints
+from grader.grade.companion_cause import named, takes_from
 from grader.model import Case, CaseResult, Conjecture, Hint, Limits, Verdict, When
 from grader.run.run_facts import ChildCrash, Frame
 
@@ -149,3 +151,25 @@ def test_a_hint_tied_to_the_output_is_shown_even_after_the_same_failure():
         failure=evidence.failure_key(Verdict.WRONG_ANSWER, message),
     )
     assert hints.resolve([earlier, later])[1].hint == "Rows count from 1."
+
+
+# -- a failure that comes from a companion file ------------------------------------------------------
+
+GAME = "from present_board import present_board\n\n\ndef play(board):\n    print(present_board(board))\n"
+
+
+def test_a_game_s_board_text_is_named_after_the_companion_it_comes_from():
+    said = named("The rows must be numbered 1, 2, 3.", "present_board", GAME, ("present_board.py",), "working_game.py")
+    assert said.startswith("This comes from your present_board.py")
+    assert "The rows must be numbered 1, 2, 3." in said
+
+
+def test_no_companion_is_named_where_the_file_does_the_work_itself():
+    own = GAME + "\n\ndef present_board(board):\n    return 'Nim:'\n"
+    assert not takes_from(own, "present_board")  # its own function, defined after the import
+    assert not takes_from("import present_board\n", "present_board")  # imported, never called
+    assert takes_from("import present_board\npresent_board.present_board([1])\n", "present_board")
+    message = "The rows must be numbered 1, 2, 3."
+    assert named(message, "present_board", own, ("present_board.py",), "working_game.py") == message
+    assert named(message, "present_board", GAME, (), "working_game.py") == message  # no file of theirs
+    assert named(message, "", GAME, ("present_board.py",), "working_game.py") == message
