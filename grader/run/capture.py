@@ -19,7 +19,7 @@ from typing import Optional, Tuple
 
 from grader.model import Limits
 from grader.run.child_records import read_records
-from grader.run.run_clock import RunClock
+from grader.run.run_clock import RunClock, tree_seconds
 from grader.run.run_facts import RunResult
 
 # Bytes read (or written) at a time.
@@ -245,16 +245,39 @@ def ask_for_stack(process, stderr: Capture, looks: int = 0) -> None:
     if not hasattr(signal, "SIGUSR1") or report is None or report.closed:
         return
     for look in range(looks or LOOKS):
-        if look:
-            time.sleep(LOOK_GAP_S)
+        if look and not _ran_on(process.pid):
+            break  # not given a processor meanwhile: a second look would prove nothing (one look says less)
         if not _look(process, report.fileno(), process.report_capture):
             return
     take_report(process)
 
 
-# The looks at a program that ran out of time, and the seconds between them (the program runs on).
+# The looks at a program that ran out of time, and the processor seconds it runs between them.
 LOOKS = 2
 LOOK_GAP_S = 0.2
+# The longest wait, in wall-clock seconds, for those processor seconds (a loaded machine gives a
+# program a share of a processor; one that waits, for input or in sleep, gets none)
+LOOK_WAIT_S = 2.0
+
+
+def _ran_on(pid: int) -> bool:
+    """Wait until the program has had ``LOOK_GAP_S`` more processor seconds (at most ``LOOK_WAIT_S``
+    of wall clock): True when it had. Why processor time, not a pause: on a busy machine a program
+    may get no processor for a fifth of a second, and a second look that finds it on the same line
+    with the same values would then call slow work a loop that never ends."""
+    start = tree_seconds(pid)
+    if start is None:  # its processor time cannot be read here: a pause, as good as it gets
+        time.sleep(LOOK_GAP_S)
+        return True
+    until = time.monotonic() + LOOK_WAIT_S
+    while time.monotonic() < until:
+        time.sleep(0.02)
+        used = tree_seconds(pid)
+        if used is None:
+            return False
+        if used - start >= LOOK_GAP_S:
+            return True
+    return False
 
 
 def _look(process, fd: int, capture: Capture) -> bool:
