@@ -135,6 +135,8 @@ def _when(when: When) -> Dict[str, Any]:
             written[key] = getattr(when, key)
     if when.accepted:
         written["accepted"] = list(when.accepted)
+    if when.time_out:
+        written["time_out"] = list(when.time_out)
     return written
 
 

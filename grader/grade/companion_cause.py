@@ -17,6 +17,8 @@ from __future__ import annotations
 import ast
 from typing import Sequence
 
+from grader.submission.syntax_tree import parsed
+
 
 def named(message: str, about: str, source: str, companions: Sequence[str], run_name: str) -> str:
     """``message``, led by the companion file it comes from when ``about`` (a function of another
@@ -35,9 +37,8 @@ def takes_from(source: str, name: str) -> bool:
     """Whether ``source`` imports ``name`` from the module ``name`` (``from present_board import
     present_board``, or ``import present_board``), calls it (``present_board(board)``,
     ``present_board.present_board(board)``) and defines no function or class of that name itself."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parsed(source)
+    if tree is None:
         return False
     imported = called = False
     for node in ast.walk(tree):

@@ -24,8 +24,8 @@ from typing import Iterator, List, Mapping, Optional, Tuple
 from grader.course.layout import Course
 from grader.grade.crash_words import attribute_words, name_words, standard_module, type_error_words
 from grader.submission.stubs import is_left_to_write, top_functions
+from grader.submission.syntax_tree import parsed
 
-_PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
 # TypeErrors that say a float was used where a whole number is needed.
 _FLOAT_NOT_WHOLE = (
     "indices must be integers or slices, not float",
@@ -75,8 +75,10 @@ def exercise_functions(course: Optional[str]) -> Mapping[str, Tuple[str, ...]]:
     folder = Course(Path(course))
     for task_id in folder.task_ids():
         try:
-            tree = ast.parse(folder.exercise(task_id).read_bytes())
-        except (OSError, *_PARSE_ERRORS):
+            tree = parsed(folder.exercise(task_id).read_bytes())
+        except OSError:
+            continue
+        if tree is None:
             continue
         for name, body in top_functions(tree).items():
             if is_left_to_write(body):
@@ -85,10 +87,7 @@ def exercise_functions(course: Optional[str]) -> Mapping[str, Tuple[str, ...]]:
 
 
 def _parsed(code: str) -> Optional[ast.Module]:
-    try:
-        return ast.parse(code) if code else None
-    except _PARSE_ERRORS:
-        return None
+    return parsed(code) if code else None
 
 
 def _name_error(crash, tree: Optional[ast.Module], functions: Mapping[str, Tuple[str, ...]]) -> Optional[str]:

@@ -17,6 +17,7 @@ from typing import Callable, List, Mapping, Optional, Sequence, Tuple
 
 from grader.grade import crash_causes
 from grader.run.run_facts import ChildCrash
+from grader.submission.syntax_tree import parsed
 
 _FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<where>.+)$')
 
@@ -172,9 +173,8 @@ def _indexes_by_row(source: str) -> bool:
         line = line[2:]
     if line.endswith(":"):
         line += " pass"  # the first line of a block (if, while, for) parses with a body
-    try:
-        tree = ast.parse(line or "pass")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parsed(line or "pass")
+    if tree is None:
         return False
     return any(
         isinstance(node, ast.Subscript)

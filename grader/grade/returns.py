@@ -20,6 +20,7 @@ import json
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from grader.submission.source import main_blocks
+from grader.submission.syntax_tree import parsed
 
 # What the main block prints for None: json.dumps gives null, print gives None.
 _NOTHING = ("null", "None")
@@ -35,9 +36,8 @@ def returns_nothing_message(source: str, case_input: str, printed: str, expected
     printed_first = _answer_then_nothing(printed, expected)
     if printed.strip() not in _NOTHING and not printed_first:
         return "", True
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parsed(source)
+    if tree is None:
         return "", True
     functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
     blocks = main_blocks(tree)

@@ -37,6 +37,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from grader.model import TIME_OUT_KINDS
 from grader.run.run_facts import Frame, StackSample
+from grader.submission.syntax_tree import parsed
 
 LOOP, SLOW, UNCLEAR = TIME_OUT_KINDS
 # Calls a loop's condition may make and still test only its arguments.
@@ -162,10 +163,7 @@ def _slow_sentence(frames: Tuple[Frame, ...]) -> str:
 def _parsed(source: str) -> Optional[ast.Module]:
     if not source:
         return None
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    return parsed(source)
 
 
 def _scope(tree: ast.Module, function: str, line: int) -> Optional[ast.AST]:

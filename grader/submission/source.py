@@ -15,6 +15,7 @@ from typing import Iterable, Optional
 
 from grader.model import Rule, SourceProblem, Verdict
 from grader.rules.static_check import find_violations
+from grader.submission.syntax_tree import parsed
 
 _BLOCK_START = re.compile(r"^\s*(if|elif|else|for|while|def|class|try|except|finally|with)\b")
 _PY2_PRINT = re.compile(r"^\s*print\s+[^\s(=]")
@@ -225,9 +226,8 @@ def main_block_advice(data: bytes, stub: Optional[bytes]) -> str:
     ``stub`` is the exercise file the student started from (None when unknown). Returns a
     sentence, or "" when the main block looks like the stub's.
     """
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parsed(data)
+    if tree is None:
         return ""  # not for this sentence to explain (such a file does not run at all)
     blocks = main_blocks(tree)
     if not blocks:
@@ -238,10 +238,10 @@ def main_block_advice(data: bytes, stub: Optional[bytes]) -> str:
         )
     if stub is None:
         return ""
-    try:
-        stub_blocks = main_blocks(ast.parse(stub))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    stub_tree = parsed(stub)
+    if stub_tree is None:
         return ""
+    stub_blocks = main_blocks(stub_tree)
     if stub_blocks and _dump(blocks[-1]) != ast.dump(stub_blocks[-1]):
         return (
             'Your main block (if __name__ == "__main__": ...) is not the one in the exercise file, and your '

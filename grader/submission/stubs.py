@@ -22,6 +22,7 @@ import ast
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from grader.submission.source import main_blocks
+from grader.submission.syntax_tree import parsed
 
 
 def untouched(data: bytes, stub: Optional[bytes]) -> Tuple[str, ...]:
@@ -58,10 +59,7 @@ def stub_message(functions: Sequence[str]) -> str:
 
 
 def parse_source(data: bytes) -> Optional[ast.Module]:
-    try:
-        return ast.parse(data)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    return parsed(data)
 
 
 def top_functions(tree: ast.Module) -> Dict[str, List[ast.stmt]]:

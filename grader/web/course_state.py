@@ -30,6 +30,7 @@ from grader.course.loader import load_course
 from grader.errors import CaseFileError, GraderError
 from grader.grade.result_key import digest
 from grader.model import Task
+from grader.submission.syntax_tree import parsed
 
 log = logging.getLogger("grader.web.course")
 
@@ -151,9 +152,10 @@ def exercise_statement(task_id: str) -> str:
     states it, or "" when there is no stub or it has none."""
     try:
         text = course().exercise(task_id).read_text(encoding="utf-8")
-        return ast.get_docstring(ast.parse(text)) or ""
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+    except (OSError, UnicodeDecodeError):
         return ""
+    tree = parsed(text)  # the web process's threads parse one at a time too
+    return (ast.get_docstring(tree) or "") if tree is not None else ""
 
 
 def exercise_number(task_id: str) -> Optional[int]:
