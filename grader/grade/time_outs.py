@@ -16,8 +16,9 @@ student's code (its syntax tree), and each kind asks for evidence that explains 
   that loop has no way out (its condition is always true or tests only what the loop never changes,
   and it has no ``break``, ``return``, ``raise`` or ``input()``); or it draws at random and was still
   drawing at the second look, its time spent in the loop itself, not in a search it calls (a search
-  at random for what does not exist); or the frame and every frame it called were on the same lines
-  with the same variables at both looks (no progress between them).
+  at random for what does not exist); or the whole stack, every frame from the outermost in, was on
+  the same lines with the same variables at both looks (no progress between them: a look cut short
+  at ``_SEEN_FRAMES`` frames does not show that).
   The CPU time past the limit and the output's growth were weighed and left out: both grow as much
   in a busy endless loop as in slow work.
 - ``SLOW``: every loop around every frame at every look ends by itself (a ``for`` over a range or
@@ -133,18 +134,19 @@ def _straight_below(looks: Sequence[StackSample], level: int, scope_of) -> bool:
 
 
 def _unchanged(looks: Sequence[StackSample], level: int) -> bool:
-    """Are the frames from ``level`` (counted from the outermost) inward the same at every look:
-    same lines, same known state?"""
+    """Was the whole program where it was, at every look: every frame from the outermost in on the
+    same line with the same known state, the loop's frame (``level``, counted from the outermost)
+    included? Only a whole stack says so: a look of ``_SEEN_FRAMES`` frames may hold the innermost
+    part of a deeper one, and a recursive search comes back to the same inner frames (the same
+    board, the same counters) many times while its outer frames move on."""
     first = looks[0]
-    inner = len(first.frames) - level + 1
+    if not 0 < level <= len(first.frames) < _SEEN_FRAMES:
+        return False
     for look in looks:
-        if len(look.frames) != len(first.frames) or len(look.states) != len(look.frames):
+        if look.frames != first.frames or len(look.states) != len(look.frames):
             return False
-        for index in range(inner):
-            if look.frames[index] != first.frames[index] or not look.states[index]:
-                return False
-            if look.states[index] != first.states[index]:
-                return False
+        if not all(look.states) or look.states != first.states:
+            return False
     return True
 
 

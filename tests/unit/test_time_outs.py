@@ -67,6 +67,21 @@ def f(board):
         i += 1
     return text
 """
+WHILE_SEARCH = """\
+def wins(board):
+    row = 0
+    while row < len(board):
+        take = 1
+        while take <= board[row]:
+            board[row] -= take
+            other = wins(board)
+            board[row] += take
+            if not other:
+                return True
+            take = take + 1
+        row = row + 1
+    return False
+"""
 GROWING_FOR = """\
 def f(board):
     for row in board:
@@ -114,6 +129,26 @@ def test_a_recursive_search_in_for_loops_is_slow_work_and_says_how_deep():
     assert "never" not in found.sentence
 
 
+@pytest.mark.parametrize("outer", ["cut short", "moved on"])
+def test_a_search_that_comes_back_to_the_same_inner_frames_is_not_called_stuck(outer):
+    # a search by recursion reaches the same board (the same inner frames, lines and values) again and
+    # again: only the whole stack being the same at both looks shows that nothing moved on
+    depth = 12 if outer == "cut short" else 6  # a look holds at most 12 frames: the outer ones unseen
+    inner = tuple(Frame("p.py", 7, "wins") for _ in range(depth - 1))
+    looks = [
+        StackSample(inner + (Frame("p.py", 7, "wins"),), ("s",) * depth),
+        StackSample(inner + (Frame("p.py", 7, "wins"),), ("s",) * (depth - 1) + ("s" if depth == 12 else "t",)),
+    ]
+    found = examine(looks, lambda name: WHILE_SEARCH)
+    assert found.kind != LOOP, found.sentence
+
+
+def test_a_whole_stack_the_same_at_both_looks_is_stuck():
+    frames = (Frame("p.py", 7, "wins"),) * 5
+    found = examine([StackSample(frames, ("s",) * 5)] * 2, lambda name: WHILE_SEARCH)
+    assert found.kind == LOOP and "the same values" in found.sentence
+
+
 def test_without_looks_or_the_student_s_code_nothing_is_guessed():
     assert examine((), lambda name: MINIMAX).kind == UNCLEAR
     assert examine(_looks([6], name="wins"), lambda name: "").kind == UNCLEAR  # a file that is not the student's
@@ -132,6 +167,9 @@ def test_the_state_of_a_frame_runs_none_of_the_program_s_code():
     )
     assert child_program.state_of({"i": 1}) != child_program.state_of({"i": 2})
     assert child_program.state_of({"board": [Loud()]}) == ""  # its state cannot be told
+    # a list too long to read in the handler is not told either: its length alone would call a loop
+    # that changes it in place stuck
+    assert child_program.state_of({"rows": [0] * 200_001}) == ""
 
 
 def test_the_looks_are_read_back_from_the_channel():

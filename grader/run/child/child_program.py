@@ -71,7 +71,9 @@ _CODE = {id(kind) for kind in (types.FunctionType, types.BuiltinFunctionType, ty
 _PLAIN = {id(kind) for kind in (int, float, bool, str, bytes, type(None))}
 _CONTAINERS = {id(kind): kind.__name__ for kind in (list, tuple, set, frozenset, dict)}
 _SETS = {id(set), id(frozenset)}
-_MAX_ITEMS = 100_000  # a container larger than this is summed up by its length alone
+# A container larger than this is not told (its state is unknown): reading it would keep the program
+# in its signal handler too long, and its length alone would call a loop that changes it in place stuck.
+_MAX_ITEMS = 100_000
 
 
 def _plain_key(value, depth=0, type=type, id=id, len=len, sorted=sorted, repr=repr, all=all, tuple=tuple):
@@ -84,7 +86,7 @@ def _plain_key(value, depth=0, type=type, id=id, len=len, sorted=sorted, repr=re
         return value
     if kind in _CONTAINERS and depth < 3:
         if len(value) > _MAX_ITEMS:
-            return (_CONTAINERS[kind], len(value))
+            return None
         if kind in _SETS:  # in an order of their own (plain items only: repr runs no program code)
             if not all(id(type(item)) in _PLAIN for item in value):
                 return None
