@@ -4,13 +4,31 @@ no message that misleads, graded as ``check`` grades it (known mistakes included
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from real_mistakes import ALL, every_message, first_message
 from support import solution
 
+from grader.grade.grading import grade_file
 from grader.grade.known_mistakes import with_known_mistake
 
 TOGETHER = ("present_board", "make_move", "optimal_move", "ui")  # what working_game imports
+
+
+@pytest.fixture
+def grade(tmp_path, course, context):
+    """grade(task_id, text) → TaskResult, graded as ``check`` grades it: after two time-outs in a
+    task its other cases are not_run (``quick_feedback``), so the first message is the one a student
+    reads first there."""
+    as_check = dataclasses.replace(context, quick_feedback=True)
+
+    def run(task_id: str, text: str):
+        path = tmp_path / f"{task_id}.py"
+        path.write_text(text, encoding="utf-8")
+        return grade_file(course[task_id], path, as_check)
+
+    return run
 
 
 @pytest.mark.parametrize("entry", ALL, ids=lambda e: f"{e.task}: {e.name}")
