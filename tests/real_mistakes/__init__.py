@@ -67,3 +67,10 @@ def _collected() -> Tuple[RealMistake, ...]:
 
 
 ALL = _collected()
+
+
+def main_block(task: str) -> str:
+    """The main block of ``task``'s exercise file, as every student's file ends (taken from its
+    reference solution, which keeps it unchanged), from ``if __name__``."""
+    text = solution(task)
+    return text[text.index('if __name__ == "__main__":') :]

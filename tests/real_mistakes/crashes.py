@@ -5,72 +5,13 @@ student writes it, with the stub's main block as its calling code."""
 
 from __future__ import annotations
 
-from real_mistakes import RealMistake
+from real_mistakes import RealMistake, main_block
 
-_BIN_NUM_MAIN = """
-
-if __name__ == "__main__":
-    case = json.loads(sys.stdin.read())
-    if case["type"] == "num_bin":
-        result = numeral_binary(case["value"])
-    elif case["type"] == "bin_num":
-        result = binary_numeral(case["value"])
-    else:
-        raise ValueError("unknown test case type: " + repr(case["type"]))
-    print(json.dumps(result))
-"""
-
-_NIM_SUM_MAIN = """
-
-if __name__ == "__main__":
-    case = json.loads(sys.stdin.read())
-    board = case["input"]
-    original = list(board)
-    if case["type"] == "nim_sum":
-        result = nim_sum(board)
-    elif case["type"] == "is_n_position":
-        result = is_n_position(board)
-    elif case["type"] == "is_p_position":
-        result = is_p_position(board)
-    else:
-        raise ValueError("unknown test case type: " + repr(case["type"]))
-    if board != original:
-        raise RuntimeError("your function changed the board it was given;"
-                           " it must leave the board as it was")
-    print(json.dumps(result))
-"""
-
-_XOR_MAIN = """
-
-if __name__ == "__main__":
-    a, b = sys.stdin.read().split()
-    print(bitwise_exclusive_or(int(a), int(b)))
-"""
-
-_PRESENT_MAIN = """
-
-if __name__ == "__main__":
-    board = [int(word) for word in sys.stdin.read().split()]
-    original = list(board)
-    text = present_board(board)
-    if board != original:
-        raise RuntimeError("present_board changed the board it was given;"
-                           " read the list without changing it")
-    print(text)
-"""
-
-_MAKE_MOVE_MAIN = """
-
-if __name__ == "__main__":
-    case = json.loads(sys.stdin.read())
-    board = case["board"]
-    original = list(board)
-    result = make_move(board, case["row"], case["elements"])
-    if board != original:
-        raise RuntimeError("make_move changed the board it was given;"
-                           " build a new list instead")
-    print(json.dumps(result))
-"""
+_BIN_NUM_MAIN = "\n\n" + main_block("bin_num")
+_NIM_SUM_MAIN = "\n\n" + main_block("nim_sum")
+_XOR_MAIN = "\n\n" + main_block("bitwise_xor")
+_PRESENT_MAIN = "\n\n" + main_block("present_board")
+_MAKE_MOVE_MAIN = "\n\n" + main_block("make_move")
 
 RECURSIVE_SLASH = RealMistake(
     task="bin_num",

@@ -8,14 +8,7 @@ from __future__ import annotations
 
 from support import solution
 
-from real_mistakes import RealMistake
-
-
-def _main(task: str) -> str:
-    """The main block of ``task``'s exercise file, as every student's file ends (from the reference)."""
-    text = solution(task)
-    return text[text.index('if __name__ == "__main__":') :]
-
+from real_mistakes import RealMistake, main_block
 
 _SHIFT_SAID = "your move would be right as"  # the start of the rows-from-0 diagnosis
 _SHIFT_ASKED = "Did you return a list index"
@@ -46,7 +39,7 @@ def optimal_move(board):
 
 
 '''
-    + _main("optimal_move"),
+    + main_block("optimal_move"),
 )
 
 FIRST_NONEMPTY_ROW = RealMistake(
@@ -71,7 +64,7 @@ def optimal_move(board):
 
 
 '''
-    + _main("optimal_move"),
+    + main_block("optimal_move"),
 )
 
 ZERO_BASED_ROWS = RealMistake(  # the diagnosis where it does explain the failures: it must still be said
@@ -105,7 +98,7 @@ def optimal_move(board):
 
 
 """
-    + _main("optimal_move"),
+    + main_block("optimal_move"),
 )
 
 # -- a smaller failing input must fail for the same cause ---------------------------------------
@@ -132,7 +125,7 @@ def make_move(board, row, elements):
 
 
 """
-    + _main("make_move"),
+    + main_block("make_move"),
 )
 
 FIVE_BITS_AND_TWO_ROWS = RealMistake(  # a smaller input that fails for the same cause is still shown
@@ -180,7 +173,7 @@ def is_p_position(board):
 
 
 """
-    + _main("nim_sum"),
+    + main_block("nim_sum"),
 )
 
 # -- hints of hidden cases after an unrelated failure -------------------------------------------
@@ -203,7 +196,7 @@ def present_board(board):
 
 
 """
-    + _main("present_board"),
+    + main_block("present_board"),
 )
 
 ROW_WORD_FORMAT = RealMistake(
@@ -227,7 +220,7 @@ def present_board(board):
 
 
 """
-    + _main("present_board"),
+    + main_block("present_board"),
 )
 
 # -- a failure caused by a companion file is named as such --------------------------------------
@@ -242,7 +235,7 @@ def present_board(board):
     return result
 
 
-""" + _main("present_board")
+""" + main_block("present_board")
 
 GAME_WITH_ITS_BOARD_FROM_ZERO = RealMistake(
     task="working_game",

@@ -5,21 +5,9 @@ number one off), with a first message that names it."""
 
 from __future__ import annotations
 
-from real_mistakes import RealMistake
+from real_mistakes import RealMistake, main_block
 
-# The main block of the working_game stub, as every student's file keeps it.
-_GAME_MAIN = """
-
-if __name__ == "__main__":
-    player1 = sys.stdin.readline().strip()
-    player2 = sys.stdin.readline().strip()
-    board = [int(word) for word in sys.stdin.readline().split()]
-    original = list(board)
-    play_nim(player1, player2, board)
-    if board != original:
-        raise RuntimeError("play_nim changed the board it was given;"
-                           " use the new board that make_move returns instead")
-"""
+_GAME_MAIN = "\n\n" + main_block("working_game")
 
 # A hobby player's game: an unreadable move is refused in a loop that never asks again.
 _ILLEGAL_LOOP = (

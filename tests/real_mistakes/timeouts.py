@@ -10,20 +10,12 @@ Each file is whole, as a student or a hobby player wrote it, with the exercise's
 
 from __future__ import annotations
 
-from support import solution
-
-from real_mistakes import RealMistake
+from real_mistakes import RealMistake, main_block
 
 # The words of a loop that never ends (the grader's, and the course's P-position hint).
 LOOP_WORDS = ("never ends", "loop that looks for one")
 # The words of slow work.
 SLOW_WORDS = ("too slow", "quicker way")
-
-
-def _main(task: str) -> str:
-    """The exercise's main block (and the imports it needs), as every student's file ends."""
-    text = solution(task)
-    return text[text.index('if __name__ == "__main__":') :]
 
 
 MINIMAX = """import json
@@ -59,7 +51,7 @@ def optimal_move(board):
     return random.choice(legal)
 
 
-""" + _main("optimal_move")
+""" + main_block("optimal_move")
 
 # A hobby player's search, with counting while loops (a for loop is "for lists" to them).
 WHILE_SEARCH = '''import json
@@ -101,7 +93,7 @@ def optimal_move(board):
     return random.choice(good or every)
 
 
-''' + _main("optimal_move")
+''' + main_block("optimal_move")
 
 # From a P-position it looks for a row that is not empty, but forgot to move on.
 STUCK_ON_EMPTY_ROW = """import json
@@ -131,7 +123,7 @@ def optimal_move(board):
     return (row + 1, random.randint(1, board[row]))
 
 
-""" + _main("optimal_move")
+""" + main_block("optimal_move")
 
 NIM_SUM_NO_STEP = """import json
 import sys
@@ -153,7 +145,7 @@ def is_p_position(board):
     return nim_sum(board) == 0
 
 
-""" + _main("nim_sum")
+""" + main_block("nim_sum")
 
 # Each row added to the whole text so far: the text is copied once a row, 10,000 times over 20 MB.
 QUADRATIC_TEXT = """import sys
@@ -166,7 +158,7 @@ def present_board(board):
     return text
 
 
-""" + _main("present_board")
+""" + main_block("present_board")
 
 QUADRATIC_WHILE = """import sys
 
@@ -183,7 +175,7 @@ def present_board(board):
     return result
 
 
-""" + _main("present_board")
+""" + main_block("present_board")
 
 FILES = (
     RealMistake(
