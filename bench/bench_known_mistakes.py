@@ -25,7 +25,7 @@ from grader.authoring.mistake_signatures import course_signatures, stored_signat
 from grader.cli.grading_setup import course_folder, grading_context  # noqa: E402
 from grader.course.loader import load_course  # noqa: E402
 from grader.grade.grading import grade_file  # noqa: E402
-from grader.grade.known_mistakes import with_known_mistake  # noqa: E402
+from grader.grade.mistakes.known_mistakes import with_known_mistake  # noqa: E402
 
 # A wrong file per task the bench knows: the reference solution with one line changed.
 WRONG = {

@@ -26,7 +26,7 @@ def main() -> None:
     from grader.course.layout import Course
     from grader.course.loader import load_course
     from grader.grade.grading import grade_file
-    from grader.grade.known_mistakes import with_known_mistake
+    from grader.grade.mistakes.known_mistakes import with_known_mistake
     from grader.run.forkserver import best_runner
     from grader.web.grading_backends import grading_context
 

@@ -111,7 +111,7 @@ _NO_HINT = (Verdict.ACCEPTED, Verdict.SYNTAX_ERROR, Verdict.RULE_VIOLATION, Verd
 HINT_VERDICTS = tuple(verdict for verdict in Verdict if verdict not in _NO_HINT)
 
 
-# What the grader may find a time-out to be (``grade/time_outs.py``), as a hint's ``when`` names it.
+# What the grader may find a time-out to be (``grade/mistakes/time_outs.py``), as a hint's ``when`` names it.
 TIME_OUT_KINDS = ("loop", "slow", "unclear")
 
 
@@ -122,7 +122,8 @@ class When:
     crashed with Python's own exception of class ``exception`` (a class name), whose message
     ``exception_text`` (a regex) is found in; the earlier cases ``accepted`` were, in the same grading;
     on a time-out, the grader found it to be one of ``time_out`` (``loop``, ``slow``, ``unclear``:
-    ``grade/time_outs.py``; empty: any time-out).
+    ``grade/mistakes/time_outs.py``; empty: a time-out whose kind the grader could not tell, since
+    where it told one its cause speaks: ``grade/mistakes``).
     """
 
     verdicts: Tuple[Verdict, ...] = (Verdict.WRONG_ANSWER,)
@@ -180,7 +181,7 @@ class Case:
     min_distinct: int = 0
     mistakes: Tuple[Mistake, ...] = ()
     generated: Optional[Generated] = None  # its expected answer comes from the reference solution
-    hints: Tuple[Hint, ...] = ()  # hints tied to the failures they explain (``grade/hints.py``)
+    hints: Tuple[Hint, ...] = ()  # hints tied to the failures they explain (``grade/mistakes/hints.py``)
 
 
 @dataclass(frozen=True)
@@ -211,7 +212,7 @@ class Task:
 @dataclass(frozen=True)
 class Conjecture:
     """A cause one failure suggests but cannot prove alone (``kind``, e.g. "rows counted from 0"),
-    and the sentence that says it: said only where it explains the file's failures (``grade/evidence.py``)."""
+    and the sentence that says it: said only where it explains the file's failures (``grade/mistakes/evidence.py``)."""
 
     kind: str
     text: str
@@ -259,10 +260,12 @@ class CaseResult:
     game: bool = False  # ``actual`` is the transcript of an interactive game
     hint: str = ""  # the course's hint it shows, an instructor's text (a hidden case shows it too)
     # while grading only: the hints that may still be chosen, each with True for a known mistake;
-    # how the run failed, to compare with other failures (``grade/evidence.py``); a cause to confirm
+    # how the run failed, to compare with other failures (``grade/mistakes/evidence.py``); a cause to
+    # confirm; what a crash's exception usually means, said where no course hint is (``grade/mistakes``)
     hint_choices: Tuple[Tuple[Hint, bool], ...] = ()
     failure: Tuple[str, ...] = ()
     conjecture: Optional[Conjecture] = None
+    advice: str = ""
 
     @property
     def accepted(self) -> bool:
@@ -327,7 +330,7 @@ class SourceProblem:
 
 @dataclass(frozen=True)
 class KnownMistake:
-    """A known mistake a student's answers match (``grade/known_mistakes.py`` decides): what the
+    """A known mistake a student's answers match (``grade/mistakes/known_mistakes.py`` decides): what the
     mistake is in words for the student and for the instructor, and on how many of the failing
     visible cases the answers are the known-wrong solution's (``matched`` of ``failing``)."""
 

@@ -4,12 +4,15 @@ In: a ``Task``. Out: ``hint_reach_warnings``, sentences ``verify`` lists as wort
 status does not change: the wording is the instructor's call). Three cases, each a hint that is
 never shown where it would help, or shown where it misleads:
 
-- a hint about speed ("keep it quick", "too slow", "faster") that is never shown after a time-out:
-  a plain ``hint`` and a known mistake explain a wrong answer only, so a correct but slow program
+- a hint about speed ("keep it quick", "too slow", "faster") that is never shown after a time-out
+  the grader found to be slow work: a plain ``hint`` and a known mistake explain a wrong answer
+  only, and a ``when`` with no ``time_out`` holds only where the grader could not tell the kind
+  (``grade/mistakes``: where it told one, its own sentence speaks), so a correct but slow program
   loses the case with no word of it (``when: {verdict: time_limit_exceeded, time_out: [slow,
   unclear]}`` is the way to say it);
-- a hint about a loop that never ends, tied to time-outs of any kind: a brute force that is merely
-  slow is told it loops (``time_out: loop`` ties it to the time-outs the grader found in a loop);
+- a hint about a loop that never ends, tied to time-outs that may be slow work (``unclear`` ones, or
+  ``slow``): a brute force that is merely slow is told it loops (``time_out: loop`` ties it to the
+  time-outs the grader found in a loop);
 - a hint after one that always wins over it: an earlier hint of the case with the same verdicts or
   more and no other condition is always chosen first, so the later one never shows.
 
@@ -22,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Tuple
 
-from grader.grade.hints import course_hints
+from grader.grade.mistakes.hints import course_hints
 from grader.model import Case, Hint, Task, Verdict
 from grader.safe_text import plural
 
@@ -62,8 +65,9 @@ def _warning(kind: str, text: str, other: str, cases: List[Case], source: str) -
         )
     if kind == "endless":
         return (
-            f"the hint {where} is about a loop that never ends, but shows after any time-out, slow work too: "
-            "add time_out: loop to its when, so that it shows where the grader found such a loop"
+            f"the hint {where} is about a loop that never ends, but shows after time-outs that may be slow work "
+            "(those the grader could not tell apart): add time_out: loop to its when, so that it shows where the "
+            "grader found such a loop"
         )
     return (
         f"the hint {where} can never show: the hint '{_quoted(other)}' before it holds on every failure it "
@@ -72,8 +76,8 @@ def _warning(kind: str, text: str, other: str, cases: List[Case], source: str) -
 
 
 def _after_slow(hint: Hint) -> bool:
-    """Is ``hint`` shown after a time-out that was not found in a loop?"""
-    return _TLE in hint.when.verdicts and hint.when.time_out != ("loop",)
+    """Is ``hint`` shown after a time-out the grader found to be slow work?"""
+    return _TLE in hint.when.verdicts and "slow" in hint.when.time_out
 
 
 def _always_before(earlier: Hint, later: Hint) -> bool:
@@ -87,7 +91,9 @@ def _always_before(earlier: Hint, later: Hint) -> bool:
         and not when.accepted
         and not when.time_out
     )
-    return unconditional and set(later.when.verdicts) <= set(when.verdicts)
+    # (a when with no time_out holds on no time-out the grader told a loop or slow work)
+    told = _TLE in later.when.verdicts and bool(set(later.when.time_out) - {"unclear"})
+    return unconditional and set(later.when.verdicts) <= set(when.verdicts) and not told
 
 
 def _quoted(text: str) -> str:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Dict, Mapping, Sequence, Tuple
 
 from grader.errors import GraderError
-from grader.grade.known_mistakes import MistakeSignature
+from grader.grade.mistakes.known_mistakes import MistakeSignature
 from grader.grade.result_key import digest
 from grader.model import Task
 

@@ -20,7 +20,7 @@ separates its items with ``;``::
 
 - ``mistake``: the student's mistake, in words (for the instructor: verify, the class page).
 - ``student-says`` (optional): the mistake as a student reads it after "Your answers match a known
-  mistake:" on the report (``grade/known_mistakes.py``); without it, ``mistake`` is shown there.
+  mistake:" on the report (``grade/mistakes/known_mistakes.py``); without it, ``mistake`` is shown there.
 - ``verdict``: the verdict of the whole file, that of its first case that is not accepted;
   ``a or b`` when either may come first on a given machine.
 - ``caught-by`` (optional): cases that must not accept it.

@@ -1,7 +1,7 @@
 """The signatures of a course's known mistakes, made once and kept on disk.
 
 In: a course folder and its tasks (and, to make missing ones, a ``GradingContext``). Out: each
-task's ``MistakeSignature`` values (``grade/known_mistakes.py`` says what one is and how a result
+task's ``MistakeSignature`` values (``grade/mistakes/known_mistakes.py`` says what one is and how a result
 matches it), by task id.
 
 A signature comes from grading a known-wrong solution of ``solutions/wrong/<task>/`` on the task's
@@ -37,7 +37,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 from grader.authoring.verify import full_strength, grade_beside_reference, signatures_of_runs, signed, wrong_solutions
 from grader.course.layout import Course
 from grader.grade.grading import GradingContext
-from grader.grade.known_mistakes import MistakeSignature
+from grader.grade.mistakes.known_mistakes import MistakeSignature
 from grader.grade.result_key import digest, grader_fingerprint
 from grader.model import Task
 

@@ -43,7 +43,7 @@ from grader.authoring.known_wrong import WrongSolution, read_wrong_solution
 from grader.course.layout import Course
 from grader.course.loader import load_course
 from grader.grade.grading import GradingContext, grade_file
-from grader.grade.known_mistakes import MistakeSignature, signature_of
+from grader.grade.mistakes.known_mistakes import MistakeSignature, signature_of
 from grader.model import CaseResult, Task, TaskResult, Verdict
 
 JUNK = {"an empty file": "", "a file that prints nothing": "def nothing():\n    pass\n"}

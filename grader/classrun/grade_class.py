@@ -28,7 +28,7 @@ from grader.classrun.result_cache import ResultCache
 from grader.course import reference
 from grader.errors import GraderError
 from grader.grade.grading import GradingContext
-from grader.grade.known_mistakes import MistakeSignature
+from grader.grade.mistakes.known_mistakes import MistakeSignature
 from grader.grade.result_key import interpreter_identity, result_key, run_key, run_parts, task_digest
 from grader.grade.unit_of_work import StudentWork, WorkerSetup, grade_remote, grade_work
 from grader.marks import CaseTally, StudentMarks

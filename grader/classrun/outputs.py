@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import List, Mapping, Optional, Sequence, Tuple
 
-from grader.grade.known_mistakes import MistakeSignature, with_known_mistake
+from grader.grade.mistakes.known_mistakes import MistakeSignature, with_known_mistake
 from grader.marks import CaseTally, StudentMarks, Tallies, marks_of
 from grader.model import Task, TaskResult
 from grader.report import pages as report

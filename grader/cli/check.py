@@ -18,7 +18,7 @@ from grader.cli.watch import stamps, watch
 from grader.course.loader import load_course
 from grader.errors import UsageError
 from grader.grade.grading import GradingContext, grade_hand_in, submitted_file
-from grader.grade.known_mistakes import with_known_mistake
+from grader.grade.mistakes.known_mistakes import with_known_mistake
 from grader.model import TaskResult, Verdict
 from grader.report import pages as report
 from grader.safe_text import for_terminal, plural

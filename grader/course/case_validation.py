@@ -257,7 +257,7 @@ class CaseValidator:
         )
 
     def time_out(self, when: LineMapping, where: str, verdicts: tuple) -> tuple:
-        """The kinds of time-out a ``when`` names (``grade/time_outs.py``): one or a list of ``TIME_OUT_KINDS``."""
+        """The time-out kinds a ``when`` names (``grade/mistakes/time_outs.py``), one or a list."""
         names = when["time_out"] if isinstance(when["time_out"], list) else [when["time_out"]]
         line = when.key_lines["time_out"]
         if not names or any(name not in TIME_OUT_KINDS for name in names):

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, List, Mapping, Optional, Sequence, Tuple
 
-from grader.grade import crash_causes
+from grader.grade.mistakes import crash_causes
 from grader.run.run_facts import ChildCrash
 from grader.submission.syntax_tree import parsed
 
@@ -183,15 +183,32 @@ def _indexes_by_row(source: str) -> bool:
     )
 
 
-def crash_message(
+@dataclass(frozen=True)
+class CrashSaid:
+    """What is said of a crash, in three parts (``grade/mistakes``' one rule): the ``facts`` (the
+    exception, its message, the line), the ``cause`` read from the student's code or files ("" when
+    none is known: it speaks alone, no course hint with it) and the ``advice`` of what the exception
+    usually means (said only where no course hint speaks: the course's hint is about this case)."""
+
+    facts: str
+    cause: str = ""
+    advice: str = ""
+
+    @property
+    def whole(self) -> str:
+        """The facts with the cause, else with the advice."""
+        return f"{self.facts} {self.cause or self.advice}".strip()
+
+
+def crash_said(
     crash: Crash,
     own_files: Sequence[str] = (),
     task_ids: Sequence[str] = (),
     run_name: str = "",
     board: Optional[list] = None,
     functions: Mapping[str, Tuple[str, ...]] = {},
-) -> str:
-    """``Your program crashed with IndexError (...) on line 12: `board[row]`.`` plus a hint.
+) -> CrashSaid:
+    """The facts of ``crash`` and what explains it (``CrashSaid``).
 
     ``own_files`` are the student's exercise files the program may import (task ids);
     ``task_ids`` all the course's tasks (importing another one is a mistake). ``run_name`` is the
@@ -199,8 +216,8 @@ def crash_message(
     names that file. ``board`` is the case's board when it may be told (a visible case), for the
     crashes it explains (an IndexError on the empty board). ``functions`` are the functions the
     course's exercise files ask for (``crash_causes.exercise_functions``), for a NameError. The
-    advice is the cause the message and the student's code show (``crash_causes.cause``), else
-    what the exception always means, else none: the facts alone.
+    cause is what the message and the student's code show (``crash_causes.cause``), a file set up
+    wrongly or the board changed; the advice what the exception always means; else the facts alone.
     """
     what = crash.exception + (f" ({crash.text})" if crash.text else "")
     elsewhere = bool(run_name and crash.file and crash.file != run_name)
@@ -208,45 +225,44 @@ def crash_message(
     if crash.line:
         where = f" on line {crash.line} of {crash.file}" if elsewhere else f" on line {crash.line}"
     code = f": {crash.source}" if crash.source else ""
-    hint = _HINTS.get(crash.exception, "") if crash.builtin else ""
+    advice = _HINTS.get(crash.exception, "") if crash.builtin else ""
     empty = crash.exception == "IndexError" and board == []  # the empty board's advice says it all
-    read = crash_causes.cause(crash, functions, board) if not empty else None
-    if read:
-        hint = read
-    elif crash.builtin and crash.exception == "IndexError":
+    cause = crash_causes.cause(crash, functions, board) if not empty else None
+    cause = cause or ""
+    if not cause and crash.builtin and crash.exception == "IndexError":
         if board == []:
-            code, hint = f"{code}, on the empty board []", _EMPTY_BOARD_ADVICE
+            code, advice = f"{code}, on the empty board []", _EMPTY_BOARD_ADVICE
         elif _indexes_by_row(crash.source):
-            hint = _ROW_ADVICE
+            advice = _ROW_ADVICE
+    # Python 3.11 says "Cannot choose from an empty sequence"; older ones "list index out of range"
+    chose_from_nothing = "empty sequence" in crash.text or "choice(" in crash.source
+    if crash.builtin and crash.exception == "IndexError" and chose_from_nothing and not cause:
+        advice = (
+            "random.choice was given an empty list: make sure the list has items before choosing (for "
+            "example, from a P-position there are no good rows)."
+        )
     if elsewhere:
-        hint = (
+        cause = (
             f"The error is in your {crash.file}, which this file imports: fix it there (its own cases may show "
-            f"it too). {hint}"
+            f"it too). {cause or advice}"
         ).strip()
     missing = re.fullmatch(r"No module named '([\w.]+)'", crash.text)
     if crash.exception == "ModuleNotFoundError" and missing and missing.group(1) in own_files:
-        hint = (
+        cause = (
             f"This file imports your {missing.group(1)}.py: put {missing.group(1)}.py (your answer to that "
             "exercise) in the same folder as this file."
         )
     elif crash.exception == "ModuleNotFoundError" and missing and missing.group(1) in task_ids:
-        hint = (
+        cause = (
             f"{missing.group(1)} is another exercise: this file must work on its own, so copy the functions "
             "you need from it into this file (the exercise file has places for them)."
         )
     if crash.builtin and crash.exception == "RuntimeError" and "changed the board" in crash.text:
-        hint = (
+        cause = (
             "Do not change the list you were given: read it, and where you need a changed board, work on "
             "a copy (new_board = list(board))."
         )
-    # Python 3.11 says "Cannot choose from an empty sequence"; older ones "list index out of range"
-    chose_from_nothing = "empty sequence" in crash.text or "choice(" in crash.source
-    if crash.builtin and crash.exception == "IndexError" and chose_from_nothing:
-        hint = (
-            "random.choice was given an empty list: make sure the list has items before choosing (for "
-            "example, from a P-position there are no good rows)."
-        )
-    return f"Your program crashed with {what}{where}{code}. {hint}".strip()
+    return CrashSaid(f"Your program crashed with {what}{where}{code}.", cause, "" if cause else advice)
 
 
 # Crashes whose cause is how the file is set up, not the case's logic: the case's hint is noise there.

@@ -17,8 +17,8 @@ from typing import List, Mapping, Optional, Sequence, Tuple
 from grader.check.registry import Checker, CheckerRegistry, GameChecker
 from grader.course.layout import Course
 from grader.grade import hand_in
-from grader.grade.crash_causes import exercise_functions
 from grader.grade.hand_in import Submitted
+from grader.grade.mistakes.crash_causes import exercise_functions
 from grader.grade.repeats import run_repeats
 from grader.grade.submitted_program import companion_names, run_seed
 from grader.grade.verdicts import repeats_result, run_result

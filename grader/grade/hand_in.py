@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from grader.course import reference
-from grader.grade import evidence, hints, shrink
+from grader.grade import shrink
+from grader.grade.mistakes import evidence, hints
 from grader.grade.quick_feedback import TimeoutGate
 from grader.grade.submitted_program import staged_program
 from grader.grade.verdicts import explain_silence, with_smaller_input

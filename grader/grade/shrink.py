@@ -22,7 +22,7 @@ from grader.check.registry import OutputChecker
 from grader.course.generators import GENERATORS, render
 from grader.course.reference import answer, reference_program
 from grader.errors import UsageError
-from grader.grade import evidence
+from grader.grade.mistakes import evidence
 from grader.model import CaseResult, Task, Verdict
 from grader.run.execute import Program
 from grader.run.run_facts import RunResult

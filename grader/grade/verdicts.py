@@ -23,8 +23,9 @@ from typing import Mapping, Optional, Sequence, Tuple
 from grader.check.random_answers import answer_key
 from grader.check.registry import Checker, OutputChecker
 from grader.check.text import first_difference
-from grader.grade import companion_cause, diagnose, evidence, hints, time_outs
-from grader.grade.returns import returns_nothing_message
+from grader.grade import diagnose
+from grader.grade.mistakes import companion_cause, evidence, hints, time_outs
+from grader.grade.mistakes.returns import returns_nothing_message
 from grader.model import Case, CaseResult, CheckOutcome, Difference, Verdict
 from grader.rules.static_check import rule_message
 from grader.run.child.child_program import RULE_BROKEN
@@ -60,6 +61,7 @@ def run_result(
         )
     stderr, _ = _decode(run.stderr)
     hint_applies = True
+    advice = ""
     difference = None
     conjecture = None
     if session is not None:
@@ -75,10 +77,10 @@ def run_result(
             hint_applies = named == message  # the cause is in another file: a hint about this case is noise
             message = named
         else:
-            verdict, message, hint_applies = _run_verdict(run, case, program, task_ids, functions)
+            verdict, message, hint_applies, advice = _run_verdict(run, case, program, task_ids, functions)
             verdict = verdict or Verdict.ACCEPTED
     else:
-        verdict, message, hint_applies = _run_verdict(run, case, program, task_ids, functions)
+        verdict, message, hint_applies, advice = _run_verdict(run, case, program, task_ids, functions)
         if verdict is None:
             outcome = _check(case, actual, checker)
             verdict, message, conjecture = outcome.verdict, outcome.message, outcome.conjecture
@@ -86,13 +88,15 @@ def run_result(
     if session is None and verdict is Verdict.WRONG_ANSWER:
         # None printed where an answer was due: name the function that returned nothing, and why
         source = _student_source(program, program.run_name)
-        nothing, has_code = returns_nothing_message(source, case.input, actual, case.expected)
-        if nothing:
-            message, hint_applies = nothing, has_code  # a hint about the logic is noise for an empty body
+        nothing, _ = returns_nothing_message(source, case.input, actual, case.expected)
+        if nothing:  # the grader names the cause (a function that gives back None): it speaks alone
+            message, hint_applies = nothing, False
             conjecture = None
     crash = run.crash if verdict is Verdict.RUNTIME_ERROR else None
     time_out = time_out_kind(run, program) if verdict is Verdict.TIME_LIMIT_EXCEEDED else ""
     choices = hints.choices(case, verdict, actual, crash, time_out) if hint_applies else ()
+    if advice and not choices:  # no course hint can speak: what the exception usually means does
+        message, advice = f"{message} {advice}", ""
     expected = case.expected[0] if case.expected else ""
     if difference is None and verdict is not Verdict.ACCEPTED and case.expected:
         difference = first_difference(expected, actual)
@@ -110,6 +114,7 @@ def run_result(
         hint_choices=choices,
         failure=evidence.failure_key(verdict, message, crash),
         conjecture=conjecture,
+        advice=advice,
     )
     return hints.decided(result)
 
@@ -220,14 +225,16 @@ def _source_text(source: str, line: int) -> str:
 def _run_verdict(
     run: RunResult, case: Case, program: Program, task_ids: Sequence[str], functions: Mapping[str, Tuple[str, ...]]
 ):
-    """(verdict, message, hint_applies) when the run itself failed, or (None, "", True) when its
-    output is to be checked. ``hint_applies`` is False where the case's hint would be noise (a
-    crash caused by how the file is set up, not by the case's logic)."""
+    """(verdict, message, hint_applies, advice) when the run itself failed, or (None, "", True, "")
+    when its output is to be checked. ``hint_applies`` is False where the grader's message names the
+    cause (a crash's, read from the code; a rule broken) or a course's hint would be noise (a crash
+    caused by how the file is set up); ``advice`` is what the crash's exception usually means, said
+    only where no course hint speaks (``mistakes/hints.resolve``)."""
     limits = case.limits
     if run.rule_broken is not None:
-        return Verdict.RULE_VIOLATION, broken_rule_message(run.rule_broken, program, case.hidden), False
+        return Verdict.RULE_VIOLATION, broken_rule_message(run.rule_broken, program, case.hidden), False, ""
     if program.rules and run.exit_code == RULE_BROKEN:  # its record lost: the program closed its channel
-        return Verdict.RULE_VIOLATION, "Your program broke a rule of this exercise while it ran.", False
+        return Verdict.RULE_VIOLATION, "Your program broke a rule of this exercise while it ran.", False, ""
     if run.memory_exceeded:
         return (
             Verdict.MEMORY_LIMIT_EXCEEDED,
@@ -235,6 +242,7 @@ def _run_verdict(
             "together (the memory limit is for the whole run) and were stopped. Does it start processes, "
             "or build a list that keeps growing?",
             True,
+            "",
         )
     if run.timed_out and run.waited:  # the wall-clock backstop: it slept or waited, it did not compute
         return (
@@ -243,15 +251,17 @@ def _run_verdict(
             f"used only {run.time_s:.2f} seconds of processor time (the limit is {limits.time_s:g}): it was "
             "sleeping or waiting for something. Does it call time.sleep, or wait for input the case never gives?",
             True,
+            "",
         )
     if run.timed_out:
-        return Verdict.TIME_LIMIT_EXCEEDED, _time_out_message(run, limits.time_s, program), True
+        return Verdict.TIME_LIMIT_EXCEEDED, _time_out_message(run, limits.time_s, program), True, ""
     if run.output_limit_hit:
         return (
             Verdict.OUTPUT_LIMIT_EXCEEDED,
             f"Your program printed more than {limits.output_bytes:,} bytes (the output limit) and was "
             "stopped. Is there a print inside a loop: one left from debugging, or in a loop that does not end?",
             True,
+            "",
         )
     if run.stderr_limit_hit:
         return (
@@ -259,6 +269,7 @@ def _run_verdict(
             f"Your program wrote more than {limits.stderr_bytes:,} bytes to its error output (the error "
             "output limit) and was stopped. Is something printing to sys.stderr, or warning, in a loop?",
             True,
+            "",
         )
     if diagnose.is_memory_error(run.crash):
         return (
@@ -266,6 +277,7 @@ def _run_verdict(
             f"Your program ran out of memory (the limit is {limits.memory_mib} MiB). Is it building a "
             "list that keeps growing, or a very large number of copies of the board?",
             True,
+            "",
         )
     if run.exit_code != 0:
         crash = diagnose.crash_of(run.crash, lambda name: _student_source(program, name))
@@ -274,31 +286,37 @@ def _run_verdict(
             if limit:
                 return (
                     Verdict.RUNTIME_ERROR,
-                    f"{limit} {diagnose.crash_message(crash, run_name=program.run_name)}",
+                    f"{limit} {diagnose.crash_said(crash, run_name=program.run_name).whole}",
                     False,
+                    "",
                 )
             # the input's shape may be told of a visible case only (a hidden one shows nothing of its input)
             board = None if case.hidden else diagnose.input_board(case.input)
-            message = diagnose.crash_message(crash, program.own_modules, task_ids, program.run_name, board, functions)
-            return Verdict.RUNTIME_ERROR, message, not diagnose.is_setup_crash(crash)
+            said = diagnose.crash_said(crash, program.own_modules, task_ids, program.run_name, board, functions)
+            if said.cause or diagnose.is_setup_crash(crash):  # the grader names the cause: it speaks alone
+                return Verdict.RUNTIME_ERROR, said.whole, False, ""
+            return Verdict.RUNTIME_ERROR, said.facts, True, said.advice
         if run.signal == getattr(signal, "SIGXCPU", None):
             return (
                 Verdict.TIME_LIMIT_EXCEEDED,
                 f"Your program used more than {limits.cpu_seconds} seconds of processor time (the CPU "
                 "time limit) and was stopped.",
                 True,
+                "",
             )
         if run.signal is not None:
             return (
                 Verdict.RUNTIME_ERROR,
                 f"Your program was stopped by signal {run.signal} ({_signal_name(run.signal)}).",
                 True,
+                "",
             )
         return (
             Verdict.RUNTIME_ERROR,
             f"Your program ended with exit status {run.exit_code} instead of 0. "
             "Do not call sys.exit() or exit() with a number; let the program end normally.",
             True,
+            "",
         )
     if not run.stdout or run.stdout.isspace():
         return (
@@ -307,8 +325,9 @@ def _run_verdict(
             "and unchanged (compare with the exercise file), and does your function return its answer "
             "rather than print it?",
             False,
+            "",
         )
-    return None, "", True
+    return None, "", True, ""
 
 
 def time_out_kind(run: RunResult, program: Program) -> str:

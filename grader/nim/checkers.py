@@ -5,7 +5,7 @@ must be legal and, from an N-position, leave nim-sum 0. Several answers are righ
 ``expected``. A wrong move that would be right with its row counted from 1 instead of 0 comes with
 that cause as a ``Conjecture``: one board cannot prove it (a program that always answers [1, 1] is
 right as [2, 1] where that happens to win), so grading says it only where it explains the file's
-failures (``grade/evidence.py``).
+failures (``grade/mistakes/evidence.py``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Class marks → the known mistakes most students in a class make, for the class overview.
 
 In: ``StudentMarks`` (each ``TaskMark.mistake`` the known mistake that task's answers match, in the
-instructor's words, set by ``grade/known_mistakes.py`` from visible cases) and the tasks. Out:
+instructor's words, set by ``grade/mistakes/known_mistakes.py`` from visible cases) and the tasks. Out:
 ``CommonMistake`` values, most students first, each with the students' names, so an instructor
 can explain a mistake to the room. Pure: no I/O, no HTML (the template escapes every name).
 """

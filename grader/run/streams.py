@@ -182,7 +182,7 @@ def converse(process, session: Session, stdout: Capture, stderr: Capture, limits
                 waiting = stdin is not None and _waits_for_input(_program_pid(process), stdin, 0.0)
                 ask_for_stack(
                     process, stderr, 1 if clock.waited else 0
-                )  # where it was, for the verdict (``grade/time_outs.py``)
+                )  # where it was, for the verdict (``grade/mistakes/time_outs.py``)
                 return True, False, waiting
             got_output = False
             for key, _ in selector.select(timeout=min(clock.wait_at_most(), tick)):

@@ -26,7 +26,7 @@ from typing import List
 from django.db import close_old_connections, transaction
 from django.db.models.signals import post_save
 
-from grader.grade.known_mistakes import with_known_mistake
+from grader.grade.mistakes.known_mistakes import with_known_mistake
 from grader.grade.unit_of_work import StudentWork
 from grader.model import Task
 from grader.report import pages as report

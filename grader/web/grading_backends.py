@@ -22,7 +22,7 @@ from grader.course.course_checkers import course_checkers
 from grader.course.layout import Course
 from grader.errors import UsageError
 from grader.grade.grading import GradingContext
-from grader.grade.known_mistakes import MistakeSignature
+from grader.grade.mistakes.known_mistakes import MistakeSignature
 from grader.grade.unit_of_work import StudentWork, WorkerSetup, grade_remote, grade_work
 from grader.model import Task, TaskResult
 from grader.web.course_state import cases_fingerprint
@@ -90,7 +90,7 @@ class AnsweredTasks:
             return self._done[task_id]
 
     def signatures(self, tasks: Mapping[str, Task], task_id: str) -> Tuple[MistakeSignature, ...]:
-        """The signatures of the task's known mistakes (``grade/known_mistakes.py``): kept on disk by
+        """The signatures of the task's known mistakes (``grade/mistakes/known_mistakes.py``): kept on disk by
         ``verify`` or ``grade``, else made here once per load of the course (it grades the task's
         known-wrong solutions: seconds, once). None can be made: none, and the error log says why."""
         if task_id not in tasks:

@@ -234,7 +234,7 @@ def test_check_in_the_kit_names_the_known_mistakes_of_its_public_cases_only(kit_
 
 def test_a_known_mistake_that_names_a_hidden_case_stops_the_kit(tmp_path, capsys, monkeypatch):
     from grader.authoring import mistake_signatures
-    from grader.grade.known_mistakes import MistakeSignature
+    from grader.grade.mistakes.known_mistakes import MistakeSignature
 
     course = tiny_course(tmp_path / "course")
     (course / "testcases" / "nim_sum.yaml").write_text(COURSE_YAML, encoding="utf-8")

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import csv
 import json
+from dataclasses import replace
 
 import pytest
 from support import COURSE, PROJECT, mutate, solution
 
 from grader.cli.main import main
+from grader.grade.grading import grade_file
 from grader.model import Verdict
 
 
@@ -176,13 +178,26 @@ def test_a_hidden_case_never_tells_the_empty_board(grade):
     assert hidden and not any("on the empty board []" in c.message or "IndexError" in c.message for c in hidden)
 
 
-def test_make_move_row_out_of_range_gets_the_row_advice(grade):
+def test_make_move_row_out_of_range_gets_the_courses_hint_and_not_the_row_advice_besides(grade):
+    # one voice (grade/mistakes): the course's hint for this case speaks, not what an IndexError
+    # indexed by a row usually means as well
     text = mutate("make_move", "row > len(board)", "row > len(board) + 5")
     result = grade("make_move", text)
     case = next(c for c in result.cases if c.verdict is Verdict.RUNTIME_ERROR and not c.case.hidden)
     assert "IndexError" in case.message
+    assert "Hint: Check that the row is at most len(board)" in case.message
+    assert "row r is board[r - 1]" not in case.message and "empty board" not in case.message
+
+
+def test_a_row_index_out_of_range_with_no_course_hint_gets_the_row_advice(course, context, tmp_path):
+    text = mutate("make_move", "row > len(board)", "row > len(board) + 5")
+    task = course["make_move"]
+    task = replace(task, cases=tuple(replace(c, hints=(), hint="", mistakes=()) for c in task.cases))
+    path = tmp_path / "make_move.py"
+    path.write_text(text, encoding="utf-8")
+    result = grade_file(task, path, context)
+    case = next(c for c in result.cases if c.verdict is Verdict.RUNTIME_ERROR and not c.case.hidden)
     assert "row r is board[r - 1]" in case.message
-    assert "empty board" not in case.message
 
 
 def test_an_index_error_not_by_row_gets_no_row_advice(grade):

@@ -17,7 +17,7 @@ from grader.authoring.known_wrong import read_wrong_solution
 from grader.authoring.mistake_signatures import stored_signatures
 from grader.cli.main import main
 from grader.course.loader import load_course
-from grader.grade.known_mistakes import MistakeSignature, match_mistake, output_digest, with_known_mistake
+from grader.grade.mistakes.known_mistakes import MistakeSignature, match_mistake, output_digest, with_known_mistake
 from grader.marks import StudentMarks, TaskMark, marks_of
 from grader.model import Case, CaseResult, KnownMistake, Limits, Task, TaskResult, Verdict
 from grader.report import pages as report

@@ -19,7 +19,7 @@ from support import PROJECT
 from grader.authoring.mistake_signatures import visible_only
 from grader.course.loader import load_course
 from grader.grade.grading import grade_file
-from grader.grade.known_mistakes import match_mistake
+from grader.grade.mistakes.known_mistakes import match_mistake
 
 TASKS = sorted({entry.task for entry in CORPUS})
 

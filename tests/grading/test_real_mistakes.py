@@ -11,7 +11,7 @@ from real_mistakes import ALL, every_message, first_message
 from support import solution
 
 from grader.grade.grading import grade_file
-from grader.grade.known_mistakes import with_known_mistake
+from grader.grade.mistakes.known_mistakes import with_known_mistake
 
 TOGETHER = ("present_board", "make_move", "optimal_move", "ui")  # what working_game imports
 

@@ -1,5 +1,5 @@
 """A time-out is not an endless loop (issue 36): the grader looks at a program twice at its time
-limit and tells a loop that never ends from slow work (``grade/time_outs.py``); a course hint says
+limit and tells a loop that never ends from slow work (``grade/mistakes/time_outs.py``); a course hint says
 which it explains (``when: {time_out: ...}``); a hint about speed shows on a time-out, on a hidden
 case too; ``verify`` warns about a hint that cannot reach the failures it is about.
 """

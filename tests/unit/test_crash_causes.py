@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 from support import PROJECT
 
-from grader.grade.crash_causes import cause, exercise_functions
-from grader.grade.diagnose import Crash, crash_message
+from grader.grade.diagnose import Crash, crash_said
+from grader.grade.mistakes.crash_causes import cause, exercise_functions
 
 FUNCTIONS = {"numeral_binary": ("bin_num", "bitwise_xor"), "nim_sum": ("nim_sum",), "make_move": ("make_move",)}
 
@@ -214,7 +214,7 @@ ROW_INDEX = """def make_move(board, row, elements):
     ids=lambda value: value.text if isinstance(value, Crash) else None,
 )
 def test_a_crash_gets_the_advice_its_code_shows_and_none_it_does_not(crash, board, says, never):
-    message = crash_message(crash, run_name="task.py", board=board, functions=FUNCTIONS)
+    message = crash_said(crash, run_name="task.py", board=board, functions=FUNCTIONS).whole
     assert f"on line {crash.line}: {crash.source}." in message  # the facts, always
     if says:
         assert says in message, message

@@ -1,12 +1,12 @@
-"""What a file's failures prove together (``grade/evidence.py``), the hints it keeps for the
+"""What a file's failures prove together (``grade/mistakes/evidence.py``), the hints it keeps for the
 failures they are about (``hints.resolve``) and the companion file a game's failure comes from
-(``grade/companion_cause.py``): pure functions over results and source text, no program runs."""
+(``grade/mistakes/companion_cause.py``): pure functions over results and source text, no program runs."""
 
 from __future__ import annotations
 
 from grader.check.text import quote
-from grader.grade import evidence, hints
-from grader.grade.companion_cause import named, takes_from
+from grader.grade.mistakes import evidence, hints
+from grader.grade.mistakes.companion_cause import named, takes_from
 from grader.model import Case, CaseResult, Conjecture, Hint, Limits, Verdict, When
 from grader.run.run_facts import ChildCrash, Frame
 

@@ -1,4 +1,4 @@
-"""A time-out told apart (``grade/time_outs.py``), from looks a runner could report and the student's
+"""A time-out told apart (``grade/mistakes/time_outs.py``), from looks a runner could report and the student's
 code alone: no program runs here. And the looks as the program's process writes them
 (``child_program.state_record``), read back (``child_records``).
 """
@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from grader.grade.time_outs import LOOP, SLOW, UNCLEAR, examine
+from grader.grade.mistakes.time_outs import LOOP, SLOW, UNCLEAR, examine
 from grader.run.child import child_program
 from grader.run.child_records import read_records
 from grader.run.run_facts import Frame, StackSample
@@ -82,6 +82,21 @@ def wins(board):
         row = row + 1
     return False
 """
+STUCK_ON_ITEM = """\
+def f(board):
+    row = 0
+    while board[row] == 0:
+        row + 1
+    return row
+"""
+ITEM_BY_ALIAS = """\
+def f(board):
+    row = 0
+    rows = board
+    while board[row] == 0:
+        rows[row] = 1
+    return row
+"""
 GROWING_FOR = """\
 def f(board):
     for row in board:
@@ -110,8 +125,21 @@ def _looks(source_lines, states=None, name="f", looks=2):
         (RANDOM_SEARCH, [4, 5], None, LOOP, "draws at random"),
         (COUNTING, [5], ["a", "b"], SLOW, "too slow for an input this size"),
         (GROWING_FOR, [3], None, UNCLEAR, ""),
+        (STUCK_ON_ITEM, [4], None, LOOP, "nothing in it changes what its condition tests"),
+        (ITEM_BY_ALIAS, [5], None, UNCLEAR, ""),  # the item is set through another name
     ],
-    ids=["while True", "no step", "stuck state", "changing state", "no state", "random", "counting", "growing for"],
+    ids=[
+        "while True",
+        "no step",
+        "stuck state",
+        "changing state",
+        "no state",
+        "random",
+        "counting",
+        "growing for",
+        "stuck on an item",
+        "item set by an alias",
+    ],
 )
 def test_the_looks_and_the_code_tell_a_loop_from_slow_work(source, lines, states, kind, words):
     found = examine(_looks(lines, states), lambda name: source if name == "p.py" else "")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from grader.check.registry import generic_checkers
-from grader.grade import hints
+from grader.grade.mistakes import hints
 from grader.grade.verdicts import run_result
 from grader.model import Case, CaseResult, Limits, Rule, Task, TaskResult, Verdict
 from grader.run.child.child_program import RULE_BROKEN

@@ -1,7 +1,8 @@
 # Mistake: recursive numeral_binary whose only base case is 1, so 0 recurses forever
 # verdict: runtime_error
 # caught-by: 0 in binary is [0]
-# says: RecursionError; keeps calling itself; For 0
+# says: RecursionError; For 0
+# never-says: keeps calling itself
 # hints: For 0
 """Exercise 4 of the Nim lab: Numbers in binary and back
 

@@ -1,8 +1,8 @@
 # Mistake: calls random.choice on the list of good rows even when it is empty (a P-position)
 # verdict: runtime_error
 # caught-by: P-position 1, 2, 3: no winning move, so play a random legal move
-# says: IndexError; random.choice was given an empty list
-# never-says: Rows count from 1
+# says: IndexError; random.choice of an empty list crashes
+# never-says: Rows count from 1; random.choice was given an empty list
 # cases: 1, 3, 5 has one winning move: take 3 from row 3; P-position 1, 2, 3: no winning move, so play a random legal move
 # hints: random.choice of an empty list crashes
 """Exercise 7 of the Nim lab: The optimal move

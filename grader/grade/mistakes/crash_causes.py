@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Iterator, List, Mapping, Optional, Tuple
 
 from grader.course.layout import Course
-from grader.grade.crash_words import attribute_words, name_words, standard_module, type_error_words
+from grader.grade.mistakes.crash_words import attribute_words, name_words, standard_module, type_error_words
 from grader.submission.stubs import is_left_to_write, top_functions
 from grader.submission.syntax_tree import parsed
 

@@ -141,6 +141,7 @@ def _said(result: CaseResult, confirmed: Set[str]) -> CaseResult:
     conjecture = result.conjecture
     if conjecture is None:
         return result
-    if conjecture.kind in confirmed:
-        return replace(result, message=f"{result.message} {conjecture.text}".strip(), conjecture=None)
+    if conjecture.kind in confirmed:  # the grader names the cause: it speaks alone, no course hint with it
+        message = f"{result.message} {conjecture.text}".strip()
+        return replace(result, message=message, conjecture=None, hint_choices=())
     return replace(result, conjecture=None)

@@ -14,7 +14,8 @@ student's code (its syntax tree), and each kind asks for evidence that explains 
 
 - ``LOOP``: a frame that is in every look, at the same depth, inside the same ``while`` loop, and
   that loop has no way out (its condition is always true or tests only what the loop never changes,
-  and it has no ``break``, ``return``, ``raise`` or ``input()``); or it draws at random and was still
+  and it has no ``break``, ``return``, ``raise`` or ``input()``; an item it tests, ``board[row]``,
+  counts as unchanged where the body calls nothing and sets no item or attribute); or it draws at random and was still
   drawing at the second look, its time spent in the loop itself, not in a search it calls (a search
   at random for what does not exist); or the whole stack, every frame from the outermost in, was on
   the same lines with the same variables at both looks (no progress between them: a look cut short
@@ -267,14 +268,25 @@ def _no_way_out(loop: ast.While, scope: ast.AST) -> bool:
         isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _PURE) for n in ast.walk(test)
     ):
         return False
-    if any(isinstance(n, (ast.Attribute, ast.Subscript)) for n in ast.walk(test)):
-        return False  # (an attribute or an item may be changed through another name)
+    if any(isinstance(n, ast.Attribute) for n in ast.walk(test)):
+        return False  # (reading an attribute may run code of the program's own)
     tested = _names(test)
     changed, calls = _changed_names(loop)
+    if any(isinstance(n, ast.Subscript) for n in ast.walk(test)) and (calls or _stores_into_objects(loop)):
+        return False  # an item it tests may be changed through another name (an alias, a function)
     own = {n.id for n in _own_nodes(scope) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     if calls and (tested - own):
         return False  # a global it tests may be changed by a function it calls
     return not (tested & changed)
+
+
+def _stores_into_objects(loop: ast.While) -> bool:
+    """Does the body of ``loop`` set or delete an item or an attribute of anything?"""
+    body = ast.Module(body=list(loop.body), type_ignores=[])
+    return any(
+        isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del))
+        for node in ast.walk(body)
+    )
 
 
 def _why_endless(loop: ast.While) -> str:

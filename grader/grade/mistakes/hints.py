@@ -26,11 +26,12 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from grader.check import patterns
 from grader.check.text import significant_lines
-from grader.grade import evidence
-from grader.model import HINT_VERDICTS, Case, CaseResult, Hint, Verdict, When
+from grader.grade.mistakes import evidence
+from grader.model import HINT_VERDICTS, TIME_OUT_KINDS, Case, CaseResult, Hint, Verdict, When
 from grader.run.run_facts import ChildCrash
 
 Choice = Tuple[Hint, bool]  # a hint, and True for a known mistake
+_TOLD = frozenset(TIME_OUT_KINDS[:2])  # the kinds of time-out the grader names a cause for: loop, slow
 
 
 def course_hints(case: Case) -> Tuple[Choice, ...]:
@@ -77,7 +78,7 @@ def resolve(results: Sequence[CaseResult], others: Optional[Mapping[str, CaseRes
     verdicts: Dict[str, Verdict] = {name: result.verdict for name, result in (others or {}).items()}
     verdicts.update((result.case.name, result.verdict) for result in results)
     explained = evidence.failed_before(results)
-    return [replace(_resolved(r, verdicts, r.case.name in explained), failure=()) for r in results]
+    return [replace(_resolved(r, verdicts, r.case.name in explained), failure=(), advice="") for r in results]
 
 
 def decided(result: CaseResult) -> CaseResult:
@@ -109,15 +110,16 @@ def _own_evidence(when: When) -> bool:
 
 
 def _resolved(result: CaseResult, verdicts: Mapping[str, Verdict], failed_before: bool) -> CaseResult:
-    if not result.hint_choices:
-        return result
+    """``result`` with the one explanation it gets added to its message: the first of its hints
+    that holds, else the grader's ``advice`` (what its exception usually means), else none."""
     for hint, mistake in result.hint_choices:
         if failed_before and not _own_evidence(hint.when):
             continue  # the earlier case's cause, not what this hint is about
         if all(verdicts.get(name) is Verdict.ACCEPTED for name in hint.when.accepted):
             message = f"{result.message} {hint_sentence(hint.text, mistake)}".strip()
-            return replace(result, message=message, hint=hint.text, hint_choices=())
-    return replace(result, hint_choices=())
+            return replace(result, message=message, hint=hint.text, hint_choices=(), advice="")
+    message = f"{result.message} {result.advice}".strip()
+    return replace(result, message=message, hint_choices=(), advice="")
 
 
 def _holds(when: When, verdict: Verdict, output: Optional[str], crash: Optional[ChildCrash]) -> bool:
@@ -136,9 +138,16 @@ def _holds(when: When, verdict: Verdict, output: Optional[str], crash: Optional[
 
 
 def _time_out_holds(when: When, verdict: Verdict, time_out: str) -> bool:
-    """Does ``when``'s ``time_out`` hold: on a time-out, is it of a kind the hint names (any kind
-    when it names none)? Other verdicts of the hint are not affected."""
-    return not when.time_out or verdict is not Verdict.TIME_LIMIT_EXCEEDED or time_out in when.time_out
+    """Does ``when``'s ``time_out`` hold: on a time-out, is it of a kind the hint names? A hint that
+    names none holds where the grader could not tell the kind (``unclear``, a run that waited): where
+    it told a loop that never ends or slow work, its sentence names the cause, and a hint that says
+    nothing of which it is would be a second voice that may contradict it. Other verdicts of the
+    hint are not affected."""
+    if verdict is not Verdict.TIME_LIMIT_EXCEEDED:
+        return True
+    if when.time_out:
+        return time_out in when.time_out
+    return time_out not in _TOLD
 
 
 def _crash_holds(when: When, crash: Optional[ChildCrash]) -> bool:
