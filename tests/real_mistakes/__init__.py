@@ -60,6 +60,13 @@ def every_message(result) -> Tuple[str, ...]:
     return said + ((result.mistake.student_text,) if result.mistake is not None else ())
 
 
+def main_block(task: str) -> str:
+    """The main block of ``task``'s exercise file, as every student's file ends (taken from its
+    reference solution, which keeps it unchanged), from ``if __name__``."""
+    text = solution(task)
+    return text[text.index('if __name__ == "__main__":') :]
+
+
 def _collected() -> Tuple[RealMistake, ...]:
     from real_mistakes import crashes, diagnoses, referee, timeouts
 
@@ -67,10 +74,3 @@ def _collected() -> Tuple[RealMistake, ...]:
 
 
 ALL = _collected()
-
-
-def main_block(task: str) -> str:
-    """The main block of ``task``'s exercise file, as every student's file ends (taken from its
-    reference solution, which keeps it unchanged), from ``if __name__``."""
-    text = solution(task)
-    return text[text.index('if __name__ == "__main__":') :]
