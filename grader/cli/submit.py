@@ -37,9 +37,9 @@ from grader.cli.portal_client import (
 )
 from grader.errors import UsageError
 from grader.model import KnownMistake
-from grader.report.causes import TERMINAL_CHARS
+from grader.report.causes import CAUSE_CHARS
 from grader.report.pages import mistake_sentence, score_text, table_lines
-from grader.safe_text import for_terminal
+from grader.safe_text import for_terminal, plural
 from grader.submission.files import Kind, read_files
 
 TOKEN_VARIABLE = "NIM_GRADER_TOKEN"
@@ -257,7 +257,7 @@ def results_table(states: Sequence[SubmissionState]) -> str:
         if state.status != "done":
             rows.append((for_terminal(state.task), "error", "-", ""))
             continue
-        failing = next((case for case in state.cases if case.verdict != "accepted"), None)
+        failing = next((case for case in state.cases if case.verdict != "accepted" and not case.waiting), None)
         rows.append(
             (
                 for_terminal(state.task),
@@ -283,10 +283,18 @@ def results_table(states: Sequence[SubmissionState]) -> str:
 def said_under(state: SubmissionState) -> List[str]:
     """What ``check`` prints under a task's row, from the portal's answer: the first failing case's
     cause and the known mistake the answers match, as ``check`` words them (``report.terminal_table``);
-    either left out where the portal does not say it (an older portal) or says something else."""
+    either left out where the portal does not say it (an older portal) or says something else. For a
+    submission graded on its public cases only, every one of them accepted: that, and that the hidden
+    ones wait (the verdict column says ``not_run`` for them)."""
     said = state.said or {}
     cause, known = said.get("cause"), said.get("known_mistake")
-    lines = [for_terminal(cause[:TERMINAL_CHARS])] if isinstance(cause, str) and cause.strip() else []
+    lines = [for_terminal(cause[:CAUSE_CHARS])] if isinstance(cause, str) and cause.strip() else []
+    waiting = sum(case.waiting for case in state.cases)
+    if waiting and all(case.verdict == "accepted" or case.waiting for case in state.cases):
+        lines.append(
+            f"every public case accepted; the {plural(waiting, 'hidden case')} "
+            f"{'runs' if waiting == 1 else 'run'} after your deadline (the note below says when)"
+        )
     if isinstance(known, dict) and isinstance(known.get("mistake"), str) and known["mistake"].strip():
         matched, failing = known.get("matched"), known.get("failing")
         if all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 10**6 for n in (matched, failing)):

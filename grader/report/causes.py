@@ -26,8 +26,10 @@ from grader.report.cause_kinds import first_sentence
 from grader.safe_text import for_terminal
 
 _RUN_PREFIX = re.compile(r"Run \d+ of \d+: ")
+_RUN_SAID = re.compile(r"^Run \d+ of \d+\. ?")  # how ``split_message`` keeps that prefix
 _NAMES_SHOWN = 3  # a cause lists its first cases by name, then says how many more
-TERMINAL_CHARS = 200  # a cause line in the terminal, at most (the page says the rest)
+TERMINAL_CHARS = 200  # each sentence of a cause line in the terminal, at most (the page says the rest)
+CAUSE_CHARS = 2 * TERMINAL_CHARS + 40  # a whole cause line: the verdict, the facts and the explanation
 
 
 @dataclass(frozen=True)
@@ -185,13 +187,23 @@ def _join_not_run(made: List[Cause], joined_text: str) -> Tuple[Cause, ...]:
 
 def terminal_cause(result: TaskResult) -> str:
     """The first failing case's cause as one line for the terminal ("" when every case passed):
-    the verdict as the report says it and the first sentence of its message (the exception and
-    line of a crash, the line of a syntax error, the first difference of a wrong answer)."""
+    the verdict as the report says it, the first sentence of its message (the exception and line
+    of a crash, the line of a syntax error, the first difference of a wrong answer), then the first
+    sentence of the one explanation it got (``grade/mistakes``: the grader's cause read from the
+    code, else the course's hint, else the crash's advice), each at most ``TERMINAL_CHARS``."""
     failing: Optional[CaseResult] = next((c for c in result.cases if not c.accepted), None)
     if failing is None:
         return ""
-    sentence = first_sentence(result.problem.message if result.problem else split_message(failing)[0])
-    if len(sentence) > TERMINAL_CHARS:
-        sentence = sentence[: TERMINAL_CHARS - 1].rstrip() + "…"
-    line = f"{failing.verdict.label}: {sentence}" if sentence else failing.verdict.label
+    if result.problem is not None:
+        core, particular = result.problem.message, ""
+    else:
+        core, particular = split_message(failing)
+    facts = first_sentence(core)
+    explained = first_sentence(core[len(facts) :].strip() or _RUN_SAID.sub("", particular).strip())
+    said = " ".join(_bounded(text) for text in (facts, explained) if text)
+    line = f"{failing.verdict.label}: {said}" if said else failing.verdict.label
     return for_terminal(line)
+
+
+def _bounded(sentence: str) -> str:
+    return sentence if len(sentence) <= TERMINAL_CHARS else sentence[: TERMINAL_CHARS - 1].rstrip() + "…"

@@ -110,11 +110,12 @@ def _one(verdict: Verdict, message: str, problem=None, difference=None) -> TaskR
     )
 
 
-def test_the_table_says_the_cause_under_the_row_in_the_reports_words():
+def test_the_table_says_the_facts_and_what_explains_them_under_the_row_in_the_reports_words():
+    # the first sentence of the message (the facts), then the first of the one explanation it got
     crash = _one(
         Verdict.RUNTIME_ERROR,
         "Your program crashed with IndexError (list index out of range) on line 12: x = board[5]. "
-        "A list index is past its end. Hint: look at the last row.",
+        "Your function reads board[5], a fixed position. A board may have fewer rows.",
     )
     syntax = "Line 74 has a syntax error: expected ':'. A line that starts a block must end with a colon ':'."
     broken = _one(Verdict.SYNTAX_ERROR, syntax, problem=SourceProblem(Verdict.SYNTAX_ERROR, syntax, line=74))
@@ -126,10 +127,12 @@ def test_the_table_says_the_cause_under_the_row_in_the_reports_words():
     table = report.terminal_table([crash, broken, wrong, _looping()]).splitlines()
     assert table[1].split()[:2] == ["nim_sum", "runtime_error"]  # the columns keep their meaning
     crashed = "Your program crashed with IndexError (list index out of range) on line 12: x = board[5]."
-    assert table[2] == f"    crashed: {crashed}"
-    assert table[4] == "    does not compile: Line 74 has a syntax error: expected ':'."
-    assert table[6] == '    wrong answer: Line 1 differs from column 1: expected "7", your program printed "0. Or 1".'
-    assert table[8] == f"    took too long: {LOOP}"
+    assert table[2] == f"    crashed: {crashed} Your function reads board[5], a fixed position."
+    colon = "A line that starts a block must end with a colon ':'."
+    assert table[4] == f"    does not compile: Line 74 has a syntax error: expected ':'. {colon}"
+    printed = 'Line 1 differs from column 1: expected "7", your program printed "0. Or 1".'
+    assert table[6] == f"    wrong answer: {printed} Hint: XOR."
+    assert table[8] == f"    took too long: {LOOP} Hint: hint number 1"
 
 
 def test_the_tables_cause_is_safe_for_a_terminal():
@@ -229,3 +232,12 @@ def test_one_sentence_with_different_values_is_said_with_the_values_left_out():
     assert causes == [
         'wrong answer 2 cases: Your output stops after … lines; 5 were expected. Next: "…". First: “a”, “b”.'
     ]
+
+
+def test_a_report_of_the_public_cases_only_says_so_in_its_headline():
+    # the portal's report of a hand-in whose hidden cases wait for the deadline (web/hidden_results.py)
+    accepted = _one(Verdict.ACCEPTED, "")
+    page = _text(report.bounded_task_page(accepted, public_only=True))
+    assert "public cases accepted" in page and "1 of 1 public case accepted" in page
+    whole = _text(report.bounded_task_page(accepted))
+    assert "public" not in whole and "1 of 1 case accepted" in whole
