@@ -75,6 +75,9 @@ class CaseState:
     name: str
     verdict: str
     message: str
+    # a hidden case of a submission graded on its public cases only, not run until the deadline
+    # (the portal's "public_only"): nothing to fix
+    waiting: bool = False
 
 
 @dataclass(frozen=True)
@@ -225,7 +228,16 @@ class PortalClient:
             raise self._junk("a finished submission without a verdict or a score")
         if not isinstance(cases, list) or not all(_is_case(c) for c in cases):
             raise self._junk("a finished submission whose cases are not name, verdict and message")
-        shown = tuple(CaseState(c["name"], c["verdict"], c.get("message") or "") for c in cases)
+        public_only = answer.get("public_only") is True
+        shown = tuple(
+            CaseState(
+                c["name"],
+                c["verdict"],
+                c.get("message") or "",
+                public_only and c.get("hidden") is True and c["verdict"] == "not_run",
+            )
+            for c in cases
+        )
         notes = tuple(n for n in answer.get("notes") or () if isinstance(n, str))
         score, top = float(answer["score"]), float(answer["max_score"])
         verdict, said = answer["verdict"], {key: answer.get(key) for key in ("cause", "known_mistake")}

@@ -162,9 +162,21 @@ def explain_silence(results: Sequence[CaseResult], data: bytes, stub: Optional[b
 
 def with_smaller_input(result: CaseResult, smaller: str, outcome: CaseResult) -> CaseResult:
     """``result`` (a failed generated case) with the smaller failing input that shrinking found,
-    and what went wrong there (``outcome``), added to its message."""
-    message = f"{result.message} A smaller input that fails too: {smaller.strip()!r}. There: {outcome.message}"
+    and what went wrong there (``outcome``), added to its message: its facts, without the sentences
+    it ends with that ``result``'s message ends with too (it fails the same way: its explanation is
+    the one already said)."""
+    there = _without_shared_end(outcome.message, result.message)
+    message = f"{result.message} A smaller input that fails too: {smaller.strip()!r}. There: {there}"
     return replace(result, message=message)
+
+
+def _without_shared_end(message: str, other: str) -> str:
+    """``message`` without its last sentences where ``other`` ends with the same ones (its first
+    sentence is always kept)."""
+    for start in (index + 2 for index in range(len(message) - 1) if message[index : index + 2] == ". "):
+        if other.endswith(message[start:]):
+            return message[:start].rstrip()
+    return message
 
 
 def _decode(data: bytes):

@@ -69,6 +69,7 @@ class TaskView:
     causes: Tuple[Cause, ...] = ()  # the failing cases grouped by cause, what to fix first first
     back_links: Links = ()
     once_note: str = ""  # under the causes: that a cause they say whole is not said again in its cases
+    public_only: bool = False  # the portal's: graded on its public cases only, the hidden ones wait
 
 
 def _shown(value):
@@ -98,10 +99,11 @@ def _marked(text: str, diff, shown: Shown) -> Tuple[ShownLine, ...]:
 
 
 def task_view(
-    result: TaskResult, page: str, shown: Shown = EVERYTHING, cut_note="", back_links=INDEX_LINKS
+    result: TaskResult, page: str, shown: Shown = EVERYTHING, cut_note="", back_links=INDEX_LINKS, public_only=False
 ) -> TaskView:
     """Build the view of one task page, its long texts cut as ``shown`` says, with ``back_links``
-    ((address, text) pairs) at its top; the first case not
+    ((address, text) pairs) at its top (``public_only``: ``result`` is of a task's public cases, its
+    hidden ones waiting, and the headline says so); the first case not
     accepted is the one open. A case whose cause several cases share (or the file's problem, when
     it did not run) shows in its row only what is its alone: the cause is said once, at the top."""
     first_failing = next((i for i, c in enumerate(result.cases) if not c.accepted), None)
@@ -147,6 +149,7 @@ def task_view(
         not_run_note=not_run_note(result),
         cut_note=cut_note,
         back_links=back_links,
+        public_only=public_only,
         causes=()
         if result.problem
         else tuple(_clipped_cause(c, shown) for c in causes(result, anchors, *_not_run_texts(result))),
@@ -243,11 +246,14 @@ MESSAGE_CHARS = PORTAL_STEPS[0].text_chars  # a case's message, as the portal ke
 PAGE_BYTES = 1_000_000  # a task page the portal keeps, at most (but for a course of thousands of cases)
 
 
-def bounded_task_page(result: TaskResult, environment_note="", budget=PAGE_BYTES, back_links=INDEX_LINKS) -> str:
+def bounded_task_page(
+    result: TaskResult, environment_note="", budget=PAGE_BYTES, back_links=INDEX_LINKS, public_only=False
+) -> str:
     """The task page of ``result`` as the portal keeps it: messages and error outputs cut to their
     start and end, and, when the page is over ``budget`` bytes, every long text shown shorter (the
     page, valid HTML whatever was cut, says so and how ``check`` shows everything); ``back_links``
-    ((address, text) pairs) at its top, where ``check``'s page links its ``index.html``."""
+    ((address, text) pairs) at its top, where ``check``'s page links its ``index.html``; ``public_only``
+    as ``task_view`` takes it."""
     name = shlex.quote(PurePath(result.file).name)
     for step, shown in enumerate(PORTAL_STEPS):
         cut = step > 0 or any(
@@ -260,7 +266,7 @@ def bounded_task_page(result: TaskResult, environment_note="", budget=PAGE_BYTES
                 f"was left out (the portal keeps at most {budget // 1000:,} kB of a page). "
                 f"'python -m grader check {name}' on your own machine shows everything."
             )
-        view = task_view(result, page_names([result])[0], shown, note, back_links)
+        view = task_view(result, page_names([result])[0], shown, note, back_links, public_only)
         page = _task_html(view, environment_note)
         if len(page.encode("utf-8", "replace")) <= budget:
             break

@@ -89,7 +89,9 @@ def grade_row(number: int, grading: Grading) -> dict:
     result = with_known_mistake(result, grading.answered.signatures(tasks, row.task))
     # a hand-in whose hidden cases wait: its report is of the public cases, with the note saying when the rest run
     shown = result if wait is None else replace(graded, notes=result.notes, mistake=result.mistake)
-    page = report.bounded_task_page(shown, "graded on the portal", back_links=REPORT_LINKS)
+    page = report.bounded_task_page(
+        shown, "graded on the portal", back_links=REPORT_LINKS, public_only=wait is not None
+    )
     fields = row_fields(result, page, fingerprint)
     fields["public_only"] = wait is not None
     fields["outputs"] = kept_outputs(result)  # its visible failures, bounded, for the page it lands on

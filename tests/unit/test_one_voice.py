@@ -12,7 +12,7 @@ import pytest
 
 from grader.check.registry import generic_checkers
 from grader.grade.mistakes import evidence, hints
-from grader.grade.verdicts import run_result
+from grader.grade.verdicts import run_result, with_smaller_input
 from grader.model import Case, CaseResult, Conjecture, Hint, Limits, Verdict, When
 from grader.run.execute import Program
 from grader.run.run_facts import ChildCrash, Frame, RunResult, StackSample
@@ -145,3 +145,13 @@ def test_a_confirmed_shift_speaks_alone_not_with_the_courses_hint():
     for result in hints.resolve(evidence.settle(failed)):
         assert "Rows count from 1" in result.message
         assert HINT not in result.message
+
+
+def test_a_smaller_failing_input_says_its_facts_not_the_explanation_again():
+    advice = "Rows count from 1, but Python lists count from 0: row r is board[r - 1]."
+    case = Case("random move 2", "[1, 4]", ("[1, 4]",), "text", {}, Limits())
+    failed = CaseResult(case, Verdict.RUNTIME_ERROR, f"Your program crashed with IndexError on line 63. {advice}")
+    smaller = CaseResult(case, Verdict.RUNTIME_ERROR, f"Your program crashed with IndexError on line 63. {advice}")
+    message = with_smaller_input(failed, '{"board": [2]}', smaller).message
+    assert message.count(advice) == 1
+    assert message.endswith("There: Your program crashed with IndexError on line 63.")
