@@ -32,6 +32,12 @@ CASES = {
         {"name": "big board \x1b[2J", "verdict": "wrong_answer", "message": "Check the carry."},
         {"name": "empty board", "verdict": "runtime_error", "message": ""},
     ],
+    # graded on its public cases only, its hidden ones waiting for the deadline (the portal's "public_only")
+    "public_only": [
+        {"name": "tutorial board 1 3 5 7", "verdict": "accepted", "message": "", "hidden": False},
+        {"name": "hidden case 1", "verdict": "not_run", "message": "Hidden case: it runs after", "hidden": True},
+        {"name": "hidden case 2", "verdict": "not_run", "message": "Hidden case: it runs after", "hidden": True},
+    ],
 }
 
 
@@ -147,6 +153,7 @@ class FakePortal:
             if done
             else None,
             "report_url": f"/submissions/{number}/report/" if done else None,
+            **({"public_only": True} if done and self.outcome == "public_only" else {}),
             **(self.said if done else {}),
         }
 
@@ -255,6 +262,19 @@ def test_wait_prints_no_line_under_the_task_for_a_cause_or_mistake_it_cannot_rea
     lines = out.splitlines()
     row = next(i for i, line in enumerate(lines) if re.match(r"nim_sum\s+wrong_answer", line))
     assert lines[row + 1].startswith("nim_sum: ")  # the notes come next, as before
+
+
+def test_wait_names_no_waiting_hidden_case_as_not_accepted_and_says_every_public_case_passed(portal, run, nim_sum):
+    portal.outcome = "public_only"
+    code, out, _ = run(nim_sum, "--server", portal.url, "--token", TOKEN, "--wait")
+    lines = out.splitlines()
+    row = next(i for i, line in enumerate(lines) if re.match(r"nim_sum\s+not_run", line))
+    assert "hidden case" not in lines[row]  # no first case not accepted: the hidden ones wait
+    assert (
+        lines[row + 1]
+        == "    every public case accepted; the 2 hidden cases run after your deadline (the note below says when)"
+    )
+    assert code == 1  # the portal's verdict is not_run: the exit status keeps its meaning
 
 
 def test_wait_says_a_submission_handed_in_after_the_deadline_is_late(portal, run, nim_sum):
