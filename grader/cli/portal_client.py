@@ -1,11 +1,11 @@
 """The portal's HTTP API (``portal.md``) from the student's side, on the standard library alone.
 
 In: the portal's address (``--server``) and a student's API token. Out: the answers of the calls
-``submit`` makes, checked against the contract: the portal's tasks (and the tasks whose files
-each imports, where the portal says), a file handed in with any of those files (``HandedIn``), a
-submission's state (``SubmissionState``). Every failure is a ``PortalError``
-whose sentence a student can act on: a refused token, a rate limit and when to try again, a server
-that cannot be reached (named), an answer that is not the API's (never a traceback).
+``submit`` makes, checked against the contract: the portal's tasks (and the tasks whose files each
+imports, where the portal says), a file handed in with any of those files (``HandedIn``), a
+submission's state (``SubmissionState``). Every failure is a ``PortalError`` whose sentence a student
+can act on: a refused token, a rate limit and when to try again, a server that cannot be reached
+(named), an answer that is not the API's (never a traceback).
 
 The token goes into the ``Authorization`` header and nowhere else: no message quotes it, and
 redirects are not followed, so it is never sent to an address the student did not name.
@@ -75,9 +75,7 @@ class CaseState:
     name: str
     verdict: str
     message: str
-    # a hidden case of a submission graded on its public cases only, not run until the deadline
-    # (the portal's "public_only"): nothing to fix
-    waiting: bool = False
+    waiting: bool = False  # a hidden case of a hand-in graded on its public cases only, not run yet
 
 
 @dataclass(frozen=True)
@@ -228,16 +226,9 @@ class PortalClient:
             raise self._junk("a finished submission without a verdict or a score")
         if not isinstance(cases, list) or not all(_is_case(c) for c in cases):
             raise self._junk("a finished submission whose cases are not name, verdict and message")
-        public_only = answer.get("public_only") is True
-        shown = tuple(
-            CaseState(
-                c["name"],
-                c["verdict"],
-                c.get("message") or "",
-                public_only and c.get("hidden") is True and c["verdict"] == "not_run",
-            )
-            for c in cases
-        )
+        public_only = answer.get("public_only") is True  # its hidden cases wait, not run: nothing to fix
+        waits = [public_only and c.get("hidden") is True and c["verdict"] == "not_run" for c in cases]
+        shown = tuple(CaseState(c["name"], c["verdict"], c.get("message") or "", w) for c, w in zip(cases, waits))
         notes = tuple(n for n in answer.get("notes") or () if isinstance(n, str))
         score, top = float(answer["score"]), float(answer["max_score"])
         verdict, said = answer["verdict"], {key: answer.get(key) for key in ("cause", "known_mistake")}
@@ -381,10 +372,8 @@ def retry_after(value: Optional[str]) -> str:
 
 
 def _is_id(value: Any) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        return True
+    if isinstance(value, (bool, int)):
+        return not isinstance(value, bool)
     return isinstance(value, str) and 0 < len(value) <= 200 and value.isprintable()
 
 

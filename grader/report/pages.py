@@ -102,10 +102,10 @@ def task_view(
     result: TaskResult, page: str, shown: Shown = EVERYTHING, cut_note="", back_links=INDEX_LINKS, public_only=False
 ) -> TaskView:
     """Build the view of one task page, its long texts cut as ``shown`` says, with ``back_links``
-    ((address, text) pairs) at its top (``public_only``: ``result`` is of a task's public cases, its
-    hidden ones waiting, and the headline says so); the first case not
-    accepted is the one open. A case whose cause several cases share (or the file's problem, when
-    it did not run) shows in its row only what is its alone: the cause is said once, at the top."""
+    ((address, text) pairs) at its top (``public_only``: ``result`` is of a task's public cases, the
+    hidden ones waiting, and the headline says so); the first case not accepted is the one open. A
+    case whose cause several cases share (or the file's problem, when it did not run) shows in its
+    row only what is its alone: the cause is said once, at the top."""
     first_failing = next((i for i, c in enumerate(result.cases) if not c.accepted), None)
     at_top = said_at_top(result)
     anchors = [f"case-{index + 1}" for index in range(len(result.cases))]
@@ -250,10 +250,9 @@ def bounded_task_page(
     result: TaskResult, environment_note="", budget=PAGE_BYTES, back_links=INDEX_LINKS, public_only=False
 ) -> str:
     """The task page of ``result`` as the portal keeps it: messages and error outputs cut to their
-    start and end, and, when the page is over ``budget`` bytes, every long text shown shorter (the
-    page, valid HTML whatever was cut, says so and how ``check`` shows everything); ``back_links``
-    ((address, text) pairs) at its top, where ``check``'s page links its ``index.html``; ``public_only``
-    as ``task_view`` takes it."""
+    start and end, and, over ``budget`` bytes, every long text shorter (the page, valid HTML whatever
+    was cut, says so and how ``check`` shows everything); ``back_links`` and ``public_only`` as
+    ``task_view`` takes them (the portal's links where ``check``'s page links its ``index.html``)."""
     name = shlex.quote(PurePath(result.file).name)
     for step, shown in enumerate(PORTAL_STEPS):
         cut = step > 0 or any(
