@@ -14,6 +14,7 @@ DEFAULT_NAME_LENGTH = 40  # characters of the input's first line kept in a defau
 # A hidden case's default name: students see it, so it must say nothing of the input.
 HIDDEN_NAME = "hidden case {}"
 _HIDDEN_NUMBER = re.compile(r"hidden case ([0-9]+)\b", re.IGNORECASE)
+_NUMBERED_ONLY = re.compile(r"hidden case [0-9]+(?: \([0-9]+\))?", re.IGNORECASE)
 
 
 def default_name(case_input: str) -> str:
@@ -34,6 +35,12 @@ def hidden_default_name(taken) -> str:
     names) that starts ``hidden case N`` (1 when none does), so a number is never used twice."""
     used = [int(match.group(1)) for match in map(_HIDDEN_NUMBER.match, taken) if match]
     return unused_name(HIDDEN_NAME.format(max(used, default=0) + 1), taken)
+
+
+def numbered_only(name: str) -> bool:
+    """Is ``name`` a hidden case's name of the form ``hidden_default_name`` gives (``hidden case 3``,
+    ``hidden case 3 (2)``): words of the grader's own, which say nothing of the course?"""
+    return _NUMBERED_ONLY.fullmatch(name.strip()) is not None
 
 
 def unused_name(name: str, taken) -> str:

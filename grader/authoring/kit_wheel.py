@@ -6,7 +6,7 @@ beside it), copied first into a folder of its own so the build writes nothing in
 ``pip wheel --no-deps --no-build-isolation --no-index`` on this interpreter's setuptools (no download).
 The wheel is then opened and searched: a path under ``testcases/``, ``solutions/`` or ``exercises/``,
 a file holding the whole text of one of the course's files (of 40 characters or more), or a hidden
-case's name (of two words or more) stops the kit.
+case's name (of two words or more, but for the grader's own numbered ``hidden case N``) stops the kit.
 Where no wheel can be built (the grader is installed rather than run from its source, or setuptools
 cannot build one here) it says why, and the kit is written without one.
 
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Dict, Iterator, List, Mapping, Optional, Tuple
 
+from grader.authoring.added_names import numbered_only
 from grader.course.layout import Course
 from grader.errors import UsageError
 from grader.model import Task
@@ -155,8 +156,10 @@ def course_material(wheel: Wheel, course: Course, tasks: Mapping[str, Task]) -> 
 
 def _telling(case) -> bool:
     """A hidden case's name worth searching for: one of two words or more (a one-word name, such as
-    ``secret`` or ``empty``, is in any program by chance)."""
-    return case.hidden and len(case.name.split()) >= 2
+    ``secret`` or ``empty``, is in any program by chance), and not one of the grader's own numbered
+    names (``hidden case 3``, what ``add-case --hidden`` names a case: the grader's source holds
+    those words, and they say nothing of the course)."""
+    return case.hidden and len(case.name.split()) >= 2 and not numbered_only(case.name)
 
 
 def _course_texts(course: Course) -> Iterator[Tuple[str, str]]:

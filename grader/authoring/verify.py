@@ -42,6 +42,7 @@ from grader.authoring.hint_reach import hint_reach_warnings
 from grader.authoring.known_wrong import WrongSolution, read_wrong_solution
 from grader.course.layout import Course
 from grader.course.loader import load_course
+from grader.errors import UsageError
 from grader.grade.grading import GradingContext, grade_file
 from grader.grade.mistakes.known_mistakes import MistakeSignature, signature_of
 from grader.model import CaseResult, Task, TaskResult, Verdict
@@ -249,13 +250,17 @@ def _quoted(text: str, limit: int = 90) -> str:
 
 
 def verify_course(
-    course: Path, context: GradingContext, progress: Optional[Callable[[str], None]] = None
+    course: Path, context: GradingContext, progress: Optional[Callable[[str], None]] = None, only: Sequence[str] = ()
 ) -> VerifyReport:
-    """Run every check of the module docstring over ``course``; raises ``GraderError`` only when
-    the test case files do not load (the other problems are findings)."""
+    """Run every check of the module docstring over ``course`` (only its tasks of ``only``, if any); raises
+    ``GraderError`` when its case files do not load or ``only`` names no task of it (else findings)."""
     say = progress or (lambda _: None)
     context = full_strength(context)
     tasks = load_course(course)
+    if any(task_id not in tasks for task_id in only):
+        missing = next(task_id for task_id in only if task_id not in tasks)
+        raise UsageError(f"verify: the course has no task {missing!r}; its tasks are {', '.join(tasks)}.")
+    tasks = {task_id: tasks[task_id] for task_id in only} if only else tasks
     findings: List[Finding] = []
     weak: List[Finding] = []
     checked: List[str] = [f"{len(tasks)} test case files load"]

@@ -60,6 +60,12 @@ def _parser() -> argparse.ArgumentParser:
         "are rejected and that every known-wrong solution in solutions/wrong/<task>/ is rejected as it "
         "declares; print the kill matrix's weak cases and uncaught solutions.",
     )
+    verify.add_argument(
+        "tasks",
+        nargs="*",
+        metavar="TASK",
+        help="verify only these tasks (e.g. make_move after editing its cases); default: every task",
+    )
     verify.add_argument("--html", metavar="FILE", help="also write the kill matrix as an HTML page")
     _shared_options(verify, "testcases/ and solutions/", "the solutions")
     add = commands.add_parser(

@@ -1,7 +1,8 @@
 """``verify``: check the course's test suite, print what held and what falls short (``verify_text``).
 
-In: the parsed ``verify`` arguments. Out: the exit status (0 everything held, 1 not), the summary on
-standard output, progress on standard error, and with ``--html`` the kill matrix as a page.
+In: the parsed ``verify`` arguments (``tasks``: verify only those; none, every task). Out: the exit
+status (0 everything held, 1 not), the summary on standard output, progress on standard error, and
+with ``--html`` the kill matrix as a page.
 """
 
 from __future__ import annotations
@@ -23,8 +24,11 @@ def verify_command(args) -> int:
     if not course.solutions.is_dir():
         raise UsageError(f"{course.root}: there is no solutions/ folder to verify against.")
     interpreter_version(args.python)
+    only = tuple(dict.fromkeys(getattr(args, "tasks", None) or ()))
     with grading_context(course, args.python, args.jobs) as context:
-        result = verify_course(course.root, context, progress=lambda text: print(f"  {text}", file=sys.stderr))
+        result = verify_course(
+            course.root, context, progress=lambda text: print(f"  {text}", file=sys.stderr), only=only
+        )
     # the known mistakes' signatures, from the runs verify made anyway: check then recognises them
     store_signatures(course.root, result.signatures)
     print(for_terminal(verify_text(result), keep_newlines=True))  # it quotes what solutions printed

@@ -193,3 +193,18 @@ def test_the_wheel_installed_alone_checks_in_the_kit_against_its_public_cases_on
         assert names == [case.name for case in course[task_id].cases if not case.hidden], task_id
         assert not hidden & set(names)
     assert "Public cases only: the portal also runs" in ran.stderr
+
+
+def test_a_hidden_case_added_by_add_case_under_its_default_name_leaves_the_kit_possible(wheel_kit, tmp_path, capsys):
+    # add-case --hidden names a case "hidden case N", words the grader's own source holds: the
+    # documented path (add a hidden case, then make the kit) must end in a kit
+    course = tmp_path / "course"
+    for folder in ("testcases", "solutions", "exercises"):
+        shutil.copytree(PROJECT / folder, course / folder)
+    case = '{"type": "nim_sum", "input": [9, 9, 3]}'
+    assert main(["add-case", "nim_sum", "--input", case, "--hidden", "--course", str(course)]) == 0
+    added = (course / "testcases" / "nim_sum.yaml").read_text(encoding="utf-8")
+    assert re.search(r"^  - name: hidden case [0-9]+$", added, re.M), added[-300:]
+    capsys.readouterr()
+    assert main(["kit", str(tmp_path / "kit"), "--course", str(course)]) == 0, capsys.readouterr().err
+    assert len(list((tmp_path / "kit").glob("*.whl"))) == 1

@@ -274,3 +274,16 @@ def test_a_header_may_allow_two_verdicts_and_either_holds(tmp_path):
         assert check_wrong_solution(Task, wrong, Graded(verdict)) == []
     said = check_wrong_solution(Task, wrong, Graded(Verdict.WRONG_ANSWER))
     assert said and "should get time_limit_exceeded or output_limit_exceeded but gets wrong_answer" in said[0]
+
+
+def test_one_task_can_be_verified_alone(tmp_path, capsys):
+    # after editing one task's cases, verify that task only: the others' solutions are not graded,
+    # and a task the course does not have is a clear error
+    root = course_of(tmp_path / "two", ["exclusive_or", "bitwise_xor"])
+    assert main(["verify", "exclusive_or", "--course", str(root)]) == 0
+    captured = capsys.readouterr()
+    assert "Everything held." in captured.out and "exclusive_or: reference solution" in captured.err
+    assert "bitwise_xor: reference solution" not in captured.err and "bitwise_xor:" not in captured.out
+    assert main(["verify", "nim_summ", "--course", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert "no task 'nim_summ'" in err and "exclusive_or" in err and "bitwise_xor" in err
