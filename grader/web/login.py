@@ -21,7 +21,9 @@ Also: an account still on the one-time password ``users import`` or ``users pass
 (``FirstSignIn``) is led to the change-password page before any other page
 (``FirstPasswordMiddleware``; its API token is refused too: ``api``); each sign-in deletes the
 sessions and failures that have expired (``clear_expired``, so the tables stay the size of what is
-live, with no schedule of their own to run); a session ends with the browser (no Max-Age) and, on the server,
+live, with no schedule of their own to run); usernames are read as ``usernames.find_account``
+reads them, so ``ZED`` signs in as ``Zed`` (``CaseFreeBackend``); a session ends with the browser
+(no Max-Age) and, on the server,
 ``SESSION_COOKIE_AGE`` after it was signed in, whatever was done since (``SessionAgeMiddleware``);
 every HTML answer carries a Content-Security-Policy (``PAGE_POLICY``: the portal's own pages and
 forms, inline style, no script) unless the view set a stricter one (reports).
@@ -35,8 +37,9 @@ from importlib import import_module
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import logout
+from django.contrib.auth import get_user_model, logout
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.views import redirect_to_login
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
@@ -44,6 +47,7 @@ from django.urls import reverse_lazy
 from grader.web import known_browsers
 from grader.web.models import ApiToken, FirstSignIn
 from grader.web.sign_in_limits import Reservation, account_key, address_failed, forget_old, reserve, settle
+from grader.web.usernames import find_account
 
 SIGNED_IN_AT = "signed_in_at"  # the session's key: when its user signed in (seconds since the epoch)
 PAGE_POLICY = (
@@ -70,6 +74,21 @@ def _throttled(request, held: Held):
 def _reserve(request, account: str) -> Reservation:
     """A password check of ``account`` (``account_key``) counted in advance, or the wait."""
     return reserve(*known_browsers.budgets(request, account))
+
+
+class CaseFreeBackend(ModelBackend):
+    """Django's password check of the account ``usernames.find_account`` finds (letter case aside)."""
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        if username is None:
+            username = kwargs.get(get_user_model().USERNAME_FIELD)
+        if username is None or password is None:
+            return None
+        user = find_account(username)
+        if user is None:
+            get_user_model()().set_password(password)  # (as Django does: a hash's time either way)
+            return None
+        return user if user.check_password(password) and self.user_can_authenticate(user) else None
 
 
 class SignIn(auth_views.LoginView):
