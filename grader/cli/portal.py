@@ -95,6 +95,12 @@ def add_parsers(commands) -> None:
     actions.required = True
     roster = actions.add_parser("import", help="create or update the accounts of a class from ROSTER.csv")
     roster.add_argument("roster", metavar="ROSTER.csv", help="header row with username and role (student/instructor)")
+    roster.add_argument(
+        "--passwords",
+        metavar="FILE",
+        help="write the new accounts' one-time passwords to FILE, a new CSV only you may read "
+        "(username,name,email,password: for a mail merge), instead of printing them",
+    )
     token = actions.add_parser("token", help="print a new API token for each user named")
     token.add_argument("usernames", nargs="+", metavar="USERNAME")
     password = actions.add_parser(
@@ -189,10 +195,21 @@ def users_command(args) -> int:
     from grader.web import roster
 
     if args.action == "import":
-        outcome = roster.import_roster(Path(args.roster))
-        for username, password in outcome.created:
+        written = Path(args.passwords) if args.passwords else None
+        outcome = roster.import_roster(Path(args.roster), passwords=written)
+        for username, password in [] if written else outcome.created:
             print(f"{username}: sign in the first time with the password {password} and change it at once.")
-        print(f"{plural(len(outcome.created), 'account')} created, {len(outcome.updated)} updated.", file=sys.stderr)
+        print(
+            f"{plural(len(outcome.created), 'account')} created, {len(outcome.changed)} changed, "
+            f"{len(outcome.unchanged)} unchanged.",
+            file=sys.stderr,
+        )
+        if written:
+            print(
+                f"{plural(len(outcome.created), 'one-time password')} written to {written} (readable by you only): "
+                "send each student their own line, then delete the file.",
+                file=sys.stderr,
+            )
         return 0
     if args.action == "password":
         for username, password in roster.new_passwords(args.usernames):

@@ -3,7 +3,7 @@ and scripts), and an instructor gives a student a new one-time password.
 
 In: a signed-in user's requests; POSTs (CSRF-protected) with ``action`` ``token`` (a new token,
 shown once: the previous one stops working), ``revoke`` (no token), or, for instructors, ``reset``
-with a student's ``username`` (as ``users password`` does: a one-time password shown once, the old
+with a student's ``username``, in any letter case (as ``users password`` does: a one-time password shown once, the old
 password, token and sessions ended, the password change at the next sign-in). Out: the page, with
 what was made shown once and never cached; a refused form is the page again with a sentence (400,
 or 403 for a student asking for an instructor's action); nothing changes then.
@@ -12,13 +12,13 @@ or 403 for a student asking for an instructor's action); nothing changes then.
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from grader.web.models import ApiToken
 from grader.web.roster import new_passwords, new_token
+from grader.web.usernames import accounts_named, ambiguity
 
 
 def _page(request, status: int = 200, **shown):
@@ -37,14 +37,17 @@ def _reset(request):
     if not request.user.is_staff:
         return render(request, "web/forbidden.html", status=403)
     name = request.POST.get("username", "").strip()
-    target = get_user_model().objects.filter(username=name).first() if name and "\x00" not in name else None
-    if target is None:
+    accounts = accounts_named(name)  # (letter case aside: zed is Zed)
+    if len(accounts) > 1:
+        return _page(request, 400, problem=ambiguity(name, [account.username for account in accounts]))
+    if not accounts:
         shown = name if len(name) <= 150 else name[:150] + "..."  # a username is at most 150 characters
         return _page(request, 400, problem=f"There is no account named {shown!r}: check the username.")
+    target = accounts[0]
     if target.is_staff:
         problem = (
-            f"{name} is an instructor: an instructor's password is reset on the server "
-            f"(python -m grader users password {name})."
+            f"{target.username} is an instructor: an instructor's password is reset on the server "
+            f"(python -m grader users password {target.username})."
         )
         return _page(request, 400, problem=problem)
     ((_, password),) = new_passwords([target.username])

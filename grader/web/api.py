@@ -37,6 +37,7 @@ from grader.web.handin import regrade as regrade_task
 from grader.web.landing import cause_line
 from grader.web.models import DONE, QUEUED, ApiToken, FirstSignIn, Submission
 from grader.web.policies import whole_number
+from grader.web.usernames import find_account
 
 PAGE_SIZE, MAX_PAGE_SIZE = 50, 200  # submissions in one answer of GET /api/submissions
 _LARGEST_ID = 2**63 - 1  # a submission's id is a 64-bit integer in every database
@@ -188,8 +189,8 @@ def submissions(request):
     found = _visible(request, Submission.objects.select_related("student")).defer("data", "report").order_by("-id")
     if request.GET.get("task"):
         found = found.filter(task=request.GET["task"])
-    if request.user.is_staff and request.GET.get("student"):
-        found = found.filter(student__username=request.GET["student"])
+    if request.user.is_staff and request.GET.get("student"):  # (letter case aside: zed is Zed)
+        found = found.filter(student=find_account(request.GET["student"]))
     page = _page(request.GET)
     if isinstance(page, str):
         return _error(400, page)

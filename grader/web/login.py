@@ -19,9 +19,14 @@ address or a browser they signed in with before, both of which the attacker's fa
 
 Also: an account still on the one-time password ``users import`` or ``users password`` printed
 (``FirstSignIn``) is led to the change-password page before any other page
-(``FirstPasswordMiddleware``; its API token is refused too: ``api``); each sign-in deletes the
+(``FirstPasswordMiddleware``; its API token is refused too: ``api``); the sign-in with that
+password proves it, so for ``PROOF_S`` after it (``PASSWORD_PROVED`` in the session, kept on the
+server) ``/password/`` asks only for the new password; without that proof (a direct visit, later,
+or an account that chose its password already) it asks for the current one too. Each sign-in deletes the
 sessions and failures that have expired (``clear_expired``, so the tables stay the size of what is
-live, with no schedule of their own to run); a session ends with the browser (no Max-Age) and, on the server,
+live, with no schedule of their own to run); usernames are read as ``usernames.find_account``
+reads them, so ``ZED`` signs in as ``Zed`` (``CaseFreeBackend``); a session ends with the browser
+(no Max-Age) and, on the server,
 ``SESSION_COOKIE_AGE`` after it was signed in, whatever was done since (``SessionAgeMiddleware``);
 every HTML answer carries a Content-Security-Policy (``PAGE_POLICY``: the portal's own pages and
 forms, inline style, no script) unless the view set a stricter one (reports).
@@ -35,8 +40,11 @@ from importlib import import_module
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import logout
+from django.contrib.auth import get_user_model, logout
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.backends import ModelBackend
+from django.contrib.auth.forms import SetPasswordForm
+from django.contrib.auth.password_validation import password_validators_help_texts
 from django.contrib.auth.views import redirect_to_login
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
@@ -44,8 +52,11 @@ from django.urls import reverse_lazy
 from grader.web import known_browsers
 from grader.web.models import ApiToken, FirstSignIn
 from grader.web.sign_in_limits import Reservation, account_key, address_failed, forget_old, reserve, settle
+from grader.web.usernames import find_account
 
 SIGNED_IN_AT = "signed_in_at"  # the session's key: when its user signed in (seconds since the epoch)
+PASSWORD_PROVED = "password_proved_at"  # ... when its user signed in with the one-time password
+PROOF_S = 600  # how long that sign-in stands for the current password at /password/
 PAGE_POLICY = (
     "default-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; script-src 'none'; "
     "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
@@ -72,6 +83,21 @@ def _reserve(request, account: str) -> Reservation:
     return reserve(*known_browsers.budgets(request, account))
 
 
+class CaseFreeBackend(ModelBackend):
+    """Django's password check of the account ``usernames.find_account`` finds (letter case aside)."""
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        if username is None:
+            username = kwargs.get(get_user_model().USERNAME_FIELD)
+        if username is None or password is None:
+            return None
+        user = find_account(username)
+        if user is None:
+            get_user_model()().set_password(password)  # (as Django does: a hash's time either way)
+            return None
+        return user if user.check_password(password) and self.user_can_authenticate(user) else None
+
+
 class SignIn(auth_views.LoginView):
     """Django's sign-in, held back by the budgets of ``sign_in_limits``, with a 429 page that says
     when to try again."""
@@ -93,7 +119,22 @@ class SignIn(auth_views.LoginView):
         settle(self.reserved)  # the password was right: no failure, and its budgets start afresh
         answer = super().form_valid(form)
         known_browsers.remember(answer, form.get_user())
+        if FirstSignIn.objects.filter(user=form.get_user()).exists():  # (the session is the new one)
+            self.request.session[PASSWORD_PROVED] = int(time.time())
         return answer
+
+
+def _proved(request) -> bool:
+    """Whether this session signed in with the one-time password within ``PROOF_S`` (and the
+    account is still on it): the current password need not be typed again."""
+    at = request.session.get(PASSWORD_PROVED)
+    fresh = isinstance(at, int) and 0 <= time.time() - at <= PROOF_S
+    return fresh and FirstSignIn.objects.filter(user=request.user).exists()
+
+
+def password_rules() -> list:
+    """The rules a new password must keep, as the validators say them, each once."""
+    return list(dict.fromkeys(password_validators_help_texts()))
 
 
 class FirstPassword(auth_views.PasswordChangeView):
@@ -102,15 +143,26 @@ class FirstPassword(auth_views.PasswordChangeView):
 
     template_name = "web/password_change.html"
     success_url = reverse_lazy("home")
+    reserved = None
+
+    def get_form_class(self):
+        return SetPasswordForm if _proved(self.request) else super().get_form_class()
+
+    def get_context_data(self, **kwargs):
+        return super().get_context_data(**kwargs, asks_current=not _proved(self.request), rules=password_rules())
 
     def post(self, request, *args, **kwargs):
+        if _proved(request):  # no password is checked here: nothing to count
+            return super().post(request, *args, **kwargs)
         self.reserved = _reserve(request, f"user:{request.user.pk}")
         if self.reserved.wait:  # unchecked, as at the sign-in page
             return _throttled(request, Held(self.reserved.wait, account=True))
         return super().post(request, *args, **kwargs)
 
     def form_invalid(self, form):
-        if "old_password" not in form.errors:
+        if self.reserved is None:
+            pass
+        elif "old_password" not in form.errors:
             settle(self.reserved)  # the old password was right (the new one was refused)
         else:
             wait = address_failed(self.request)
@@ -119,9 +171,11 @@ class FirstPassword(auth_views.PasswordChangeView):
         return super().form_invalid(form)
 
     def form_valid(self, form):
-        settle(self.reserved)
+        if self.reserved is not None:
+            settle(self.reserved)
         answer = super().form_valid(form)
         FirstSignIn.objects.filter(user=self.request.user).delete()
+        self.request.session.pop(PASSWORD_PROVED, None)
         # a new password ends what the old one made: another browser's session (Django) and the token
         ended = ApiToken.objects.filter(user=self.request.user).delete()[0]
         messages.success(

@@ -5,7 +5,10 @@ In: a new password and its account (Django's ``AUTH_PASSWORD_VALIDATORS`` protoc
 or a ``ValidationError`` with the sentence the password page shows. Django's validators read the
 text as typed, so twenty spaces pass the length check and ``𝔭𝔞𝔰𝔰𝔴𝔬𝔯𝔡`` (mathematical letters)
 passes the common-password list. ``NormalisedPasswordValidator`` reads the password as NFKC makes
-it (those letters become ``password``) and counts only the characters that are not blank.
+it (those letters become ``password``) and counts only the characters that are not blank. Each
+refusal says its real reason: a short password is "too short" (Django's), never also "mostly
+blank"; one refused only in its plain form says it was read so ("Read as plain letters (𝔭 and ｐ
+are p), this password is too common.").
 ``WordAndNumberValidator`` refuses what guessers try first after the common lists: one word and one
 number, in either order, with any punctuation around them (``nimlab2024``, ``Summer2023!``,
 ``2024 nimlab``); several words, or letters and digits mixed, pass.
@@ -30,17 +33,24 @@ class NormalisedPasswordValidator:
 
     def validate(self, password: str, user=None) -> None:
         plain = unicodedata.normalize("NFKC", password)
-        if len("".join(plain.split())) < MIN_VISIBLE:
+        # (shorter than the minimum, Django's length rule says why; blank padding is the reason only beyond it)
+        if len(password) >= MIN_VISIBLE and len("".join(plain.split())) < MIN_VISIBLE:
             raise ValidationError(
                 f"This password is mostly blank: it needs at least {MIN_VISIBLE} characters that are not spaces.",
                 code="password_mostly_blank",
             )
         if plain != password:
-            CommonPasswordValidator().validate(plain, user)
-            UserAttributeSimilarityValidator().validate(plain, user)
+            try:
+                CommonPasswordValidator().validate(plain, user)
+                UserAttributeSimilarityValidator().validate(plain, user)
+            except ValidationError as refused:  # Django's sentence, and why it applies to what was typed
+                said = refused.messages[0]
+                raise ValidationError(
+                    f"Read as plain letters (𝔭 and ｐ are p), {said[:1].lower()}{said[1:]}", code=refused.code
+                ) from None
 
     def get_help_text(self) -> str:
-        return f"Your password must contain at least {MIN_VISIBLE} characters that are not spaces."
+        return f"Spaces do not count among its {MIN_VISIBLE} characters, and letters count as their plain form (𝔭: p)."
 
 
 class WordAndNumberValidator:

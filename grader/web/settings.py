@@ -162,6 +162,8 @@ def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tup
         # shared lab PCs: a session ends with the browser, and on the server after a lab day at most
         SESSION_EXPIRE_AT_BROWSER_CLOSE=True,
         SESSION_COOKIE_AGE=SESSION_AGE_S,
+        # a username is found whatever its letter case (usernames.find_account): ZED signs in as Zed
+        AUTHENTICATION_BACKENDS=["grader.web.login.CaseFreeBackend"],
         # every password a person chooses (/password/) is checked: length, common lists, the username
         AUTH_PASSWORD_VALIDATORS=[
             {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -10,9 +10,10 @@ Failures are kept in the database (``FailedSignIn``: every web process sees them
 forgets none):
 
 - Per ACCOUNT AND ADDRESS (``pair_budget``): the account as sign-in resolves the name (Django's
-  ``AuthenticationForm``: stripped, NFKC-normalised, ``get_by_natural_key``, so ``ｂｏｂ`` counts as
-  ``bob``; a name that is no account, as its normalised self, so guessing names is throttled
-  alike), the address as the client's (an IPv6 address by its /64 network: one subscriber's).
+  ``AuthenticationForm``: stripped, NFKC-normalised, then ``usernames.find_account``, so ``ｂｏｂ``
+  and ``BOB`` count as ``bob``; a name that is no account, as its normalised self under
+  ``same_key``, so guessing names, in any letter case, is throttled alike), the address as the
+  client's (an IPv6 address by its /64 network: one subscriber's).
   ``FREE_FAILURES`` failures within ``WINDOW_S`` cost nothing; after the n-th the pair waits
   ``min(2 ** (n - free), longest)`` seconds from that failure, and meanwhile every check counted
   against it is answered 429 unchecked (checking would tell a guesser whether the password was
@@ -51,11 +52,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Optional, Sequence, Tuple
 
-from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
 
 from grader.web.models import FailedSignIn
+from grader.web.usernames import find_account, same_key
 
 FREE_FAILURES = 3
 MAX_DELAY_S = 60  # a pair's longest delay: a room's typos never wait longer
@@ -97,16 +98,15 @@ def _digest(text: str) -> str:
 
 def account_key(raw_name: str) -> str:
     """The key of the account a sign-in with ``raw_name`` would sign in as: ``user:ID``, or
-    ``name:DIGEST`` of the normalised name when it is no account."""
+    ``name:DIGEST`` of the normalised name under ``same_key`` when it is no account (so ``NOBODY``
+    and ``nobody`` share one budget, as ``ZED`` and ``zed`` share the account ``Zed``'s)."""
     name = raw_name.strip()
     if len(name) <= _MAX_NAME:
         name = unicodedata.normalize("NFKC", name)
-    if len(name) <= _MAX_NAME and "\x00" not in name:  # PostgreSQL refuses NUL in text
-        users = get_user_model()
-        try:
-            return f"user:{users._default_manager.get_by_natural_key(name).pk}"
-        except users.DoesNotExist:
-            pass
+        found = find_account(name)  # (the sign-in's own rule: login.CaseFreeBackend)
+        if found is not None:
+            return f"user:{found.pk}"
+        return "name:" + _digest(same_key(name))
     return "name:" + _digest(name)
 
 

@@ -16,13 +16,21 @@ In: usernames (from a roster, or the accounts already in the database). Out:
   ``..``, a separator, a control character, or a name Windows keeps for a device: ``con``, ``nul``),
   so an export unpacked on any disk keeps every student apart, even for accounts that predate the
   roster's rules.
+- ``accounts_named`` / ``find_account``: the one rule every place that reads a typed username
+  follows (the sign-in page, its budgets, ``users import``, ``users token``, ``users password``,
+  the instructor's pages, the API's ``?student=``): the account of exactly that name, else the
+  accounts whose name is the same under ``same_key`` (``zed``, ``ZED`` and ``Zed`` are the account
+  ``Zed``). An account keeps the spelling it was made with. Two accounts that predate the roster's
+  rule and differ only in case (``Kim`` and ``kim``) each keep their exact name; another spelling
+  (``KIM``) names both, so it finds none (``find_account``), and the commands say which two
+  (``ambiguity``): nothing of either account is lost or merged.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Dict, Iterable
+from typing import Any, Dict, Iterable, List, Optional
 
 from grader.report.export_names import distinct_names, is_device
 from grader.report.export_names import same_key as same_key  # (the roster's, from here)
@@ -88,3 +96,39 @@ def export_folders(usernames: Iterable[str], reserved: Iterable[str] = ()) -> Di
     No folder is one of ``reserved`` (the export's own files)."""
     wanted = [(name, name if _own_folder(name) else None, _plain(name)) for name in sorted(set(usernames))]
     return distinct_names(wanted, reserved=reserved)
+
+
+def accounts_named(name: str) -> List:
+    """The accounts ``name`` names: ``[the account]`` of exactly that name if there is one, else
+    every account whose name is ``name`` under ``same_key`` (none, one, or, for accounts made
+    before the roster's rule, several), ordered by username. A name with NUL (which PostgreSQL
+    refuses in text) names none."""
+    from django.contrib.auth import get_user_model
+
+    users = get_user_model().objects
+    if not name or "\x00" in name:
+        return []
+    exact = users.filter(username=name).first()
+    if exact is not None:
+        return [exact]
+    # (no database compares as same_key does: SQLite's iexact folds ASCII only, and none folds ß to ss;
+    # a class's usernames are read in one query, far cheaper than the password hash each sign-in costs)
+    key = same_key(name)
+    ids = [pk for pk, username in users.values_list("pk", "username") if same_key(username) == key]
+    return list(users.filter(pk__in=ids).order_by("username")) if ids else []
+
+
+def find_account(name: str) -> Optional[Any]:
+    """The one account ``name`` names (``accounts_named``), or None (no account, or several)."""
+    found = accounts_named(name)
+    return found[0] if len(found) == 1 else None
+
+
+def ambiguity(name: str, usernames: Iterable[str]) -> str:
+    """The sentence saying that ``name`` names several accounts, ``usernames`` (made before
+    usernames were one rule), and how to name one."""
+    names = " and ".join(shown(username) for username in usernames)
+    return (
+        f"{shown(name)} names the accounts {names}, which differ only in letter case (or the width of their "
+        "characters; they were made before usernames were case-insensitive): write one of them exactly."
+    )

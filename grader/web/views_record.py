@@ -10,7 +10,6 @@ wrong, answers 400 with the page and the sentence saying why (nothing is stored 
 from __future__ import annotations
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -30,12 +29,14 @@ from grader.web.late_work import (
 )
 from grader.web.models import Adjustment, Extension, Submission, TaskPolicy
 from grader.web.policies import shown_deadline
+from grader.web.usernames import find_account
 from grader.web.views_instructor import staff_required
 from grader.web.views_student import line
 
 
 def _student(username: str):
-    found = get_user_model().objects.filter(username=username).first()
+    """The account ``username`` names, letter case aside (``usernames.find_account``), or 404."""
+    found = find_account(username)
     if found is None:
         raise Http404("no such student")
     return found
@@ -101,11 +102,11 @@ def extension(request, username: str):
     release_due()  # taken back, or moved into the past: the hidden cases that waited for it run
     which = "every task" if len(change.tasks) > 1 else change.tasks[0]
     if change.deadline is None:
-        messages.success(request, f"{username}: the extension of {which} is taken back.{changed}")
+        messages.success(request, f"{found.username}: the extension of {which} is taken back.{changed}")
     else:
         deadline = shown_deadline(Extension(deadline=change.deadline))
-        messages.success(request, f"{username}: {which} is due {deadline} UTC for them.{changed}")
-    return redirect("student", username=username)
+        messages.success(request, f"{found.username}: {which} is due {deadline} UTC for them.{changed}")
+    return redirect("student", username=found.username)
 
 
 @require_POST
@@ -120,7 +121,7 @@ def adjustment(request, username: str):
     store_adjustment(found, change, request.user.username)
     (task_id,) = change.tasks
     if change.points is None:
-        messages.success(request, f"{username}: the adjustment of {task_id} is removed.")
+        messages.success(request, f"{found.username}: the adjustment of {task_id} is removed.")
     else:
-        messages.success(request, f"{username}: {task_id} adjusted by {change.points:+g} ({change.comment}).")
-    return redirect("student", username=username)
+        messages.success(request, f"{found.username}: {task_id} adjusted by {change.points:+g} ({change.comment}).")
+    return redirect("student", username=found.username)

@@ -83,10 +83,11 @@ def no_failures(portal):
 
 
 def choose(visitor, name, old, new):
-    """Sign in with ``old`` and choose ``new`` at /password/; the answer to the change."""
+    """Sign in with the one-time password ``old`` and choose ``new`` at /password/ (which, right
+    after that sign-in, asks only for the new one); the answer to the change."""
     assert visitor.sign_in(name, old).status == 302
     assert visitor.get("/").headers["Location"] == "/password/"
-    return visitor.post("/password/", {"old_password": old, "new_password1": new, "new_password2": new})
+    return visitor.post("/password/", {"new_password1": new, "new_password2": new})
 
 
 def held(answer) -> int:
@@ -128,7 +129,7 @@ def test_weak_passwords_are_refused_at_password_with_djangos_sentences(portal):
         "83729104": "This password is entirely numeric.",
         " " * 20: "This password is mostly blank",
         "\t\t p a s s \t\t": "This password is mostly blank",
-        FRAKTUR_PASSWORD: "This password is too common.",
+        FRAKTUR_PASSWORD: "Read as plain letters (𝔭 and ｐ are p), this password is too common.",
     }
     for weak, sentence in sentences.items():
         answer = choose(visitor, "margaret", first["margaret"], weak)

@@ -112,7 +112,8 @@ def first_sign_in(browser, url, username, password):
     shows(browser, "Choose your password")
     assert browser.current_url.endswith("/password/"), browser.current_url
     fits(browser)
-    browser.find_element("id", "id_old_password").send_keys(password)
+    # the sign-in just proved the one-time password: only the new one is asked
+    assert not browser.find_elements("id", "id_old_password")
     browser.find_element("id", "id_new_password1").send_keys(PASSWORD)
     browser.find_element("id", "id_new_password2").send_keys(PASSWORD)
     browser.find_element("css selector", "main button[type=submit]").click()

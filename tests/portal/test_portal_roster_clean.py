@@ -81,17 +81,15 @@ def test_names_one_student_could_be_taken_for_another_in_one_roster_are_refused_
 
 
 @pytest.mark.parametrize("first, second, why", [c for c in COLLIDING if c[0] != c[1]], ids=lambda c: str(c))
-def test_a_name_one_student_could_be_taken_for_an_existing_account_is_refused_naming_both(tmp_path, first, second, why):
+def test_a_name_one_student_could_be_taken_for_an_existing_account_updates_that_account(tmp_path, first, second, why):
     from django.contrib.auth import get_user_model
 
     get_user_model().objects.create(username=first)  # made directly: an account of any age
-    with pytest.raises(UsageError) as refused:
-        _import(tmp_path, f"zed,student\n{second},student\n")
-    said = str(refused.value)
-    assert "line 3" in said and repr(first) in said and repr(second) in said and "existing account" in said, said
-    assert second not in _usernames() and "zed" not in _usernames()
-    outcome = _import(tmp_path, f"{first},instructor\n")  # the account itself is still updated
-    assert outcome.updated == (first,) and get_user_model().objects.get(username=first).is_staff
+    before = _usernames()
+    outcome = _import(tmp_path, f"zed,student\n{second},instructor\n")
+    assert outcome.changed == (first,) and [name for name, _ in outcome.created] == ["zed"]
+    assert _usernames() == before | {"zed"}  # never a second account for the same student
+    assert get_user_model().objects.get(username=first).is_staff  # the account keeps its own spelling
 
 
 def test_accounts_that_already_collide_are_still_updated_by_their_own_names(tmp_path):
