@@ -4,7 +4,9 @@ Everything is checked before anything is graded: unknown keys, wrong types, a mi
 ``expected``, an unknown checker or option, duplicate names, bad rules. Each problem is raised as a
 ``CaseFileError`` naming the file, the line and the key. In: a case file or a course folder, and the
 checkers (``course_checkers``). Out: a ``Task``, or every task of the course by id. The checks
-themselves are in ``task_validation`` and ``case_validation``.
+themselves are in ``task_validation`` and ``case_validation``. A course's tasks come in the
+handout's order (``handout``: by the number on each stub's first docstring line), the order every
+list of them shows.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Dict, Optional
 from grader.check.registry import CheckerRegistry
 from grader.course.course_checkers import course_checkers
 from grader.course.files import read_yaml
+from grader.course.handout import handout_order
 from grader.course.layout import Course
 from grader.course.task_validation import TaskValidator
 from grader.model import Task
@@ -35,10 +38,11 @@ def load_task(
 
 
 def load_course(course: Path) -> Dict[str, Task]:
-    """Every task of a course folder (``<course>/testcases/*.yaml``), by task id."""
+    """Every task of a course folder (``<course>/testcases/*.yaml``), by task id, in the handout's
+    order (``handout.handout_order``)."""
     checkers = course_checkers(course)
     tasks = {}
     for path in Course(course).case_files():
         shown = str(path.relative_to(course)) if path.is_relative_to(course) else str(path)
         tasks[path.stem] = load_task(path, checkers, shown, course)
-    return tasks
+    return {task_id: tasks[task_id] for task_id in handout_order(Course(course), tasks)}

@@ -7,16 +7,14 @@ course from loading (a case file broken while the portal runs) keeps the last go
 and graded; the problem, with its file, line and what is wrong, is kept beside it for ``/teach/``
 (``course_problem``) and written once to the error log. When the course never loaded in this
 process, ``course_tasks`` raises ``CourseUnavailable`` (the API answers a JSON 503, the pages a
-plain 503 page: ``failures``). The tasks in the handout's order (``handout_order``) and a task's
-statement (``exercise_statement``) are read from the stubs.
+plain 503 page: ``failures``). The tasks come in the handout's order (``course.handout``, as the
+loader lists them); a task's statement (``exercise_statement``) is read from its stub.
 """
 
 from __future__ import annotations
 
-import ast
 import logging
 import os
-import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -25,12 +23,12 @@ from typing import Dict, List, Optional, Tuple
 from django.apps import apps
 from django.conf import settings
 
+from grader.course import handout
 from grader.course.layout import Course
 from grader.course.loader import load_course
 from grader.errors import CaseFileError, GraderError
 from grader.grade.result_key import digest
 from grader.model import Task
-from grader.submission.syntax_tree import parsed
 
 log = logging.getLogger("grader.web.course")
 
@@ -149,25 +147,10 @@ def cases_fingerprint(task: Task) -> str:
 
 def exercise_statement(task_id: str) -> str:
     """The module docstring of a task's stub (``exercises/<task>.py``): the exercise as the handout
-    states it, or "" when there is no stub or it has none."""
-    try:
-        text = course().exercise(task_id).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ""
-    tree = parsed(text)  # the web process's threads parse one at a time too
-    return (ast.get_docstring(tree) or "") if tree is not None else ""
-
-
-def exercise_number(task_id: str) -> Optional[int]:
-    """The number the handout gives a task ("Exercise 6 of the Nim lab: ..." on its stub's first
-    docstring line), or None."""
-    found = re.match(r"\s*Exercise\s+(\d+)\b", exercise_statement(task_id).partition("\n")[0])
-    return int(found.group(1)) if found else None
+    states it, or "" when there is no stub or it has none (``course.handout``)."""
+    return handout.exercise_statement(course(), task_id)
 
 
 def handout_order(tasks: Dict[str, Task]) -> List[Task]:
-    """``tasks`` (``course_tasks()``, in task id order) in the handout's order: by the number on
-    each stub's first docstring line, the tasks without one after them in the course's order."""
-    numbered = {task_id: exercise_number(task_id) for task_id in tasks}
-    ranked = sorted(enumerate(tasks), key=lambda pair: (numbered[pair[1]] is None, numbered[pair[1]] or 0, pair[0]))
-    return [tasks[task_id] for _, task_id in ranked]
+    """``tasks`` in the handout's order (``course.handout``; ``course_tasks()`` is in it already)."""
+    return [tasks[task_id] for task_id in handout.handout_order(course(), tasks)]

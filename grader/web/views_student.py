@@ -5,9 +5,11 @@ only their own submissions (another's, or one that does not exist, is 404); inst
 Handing in goes through ``handin.hand_in``, as the API's POST does, and answers with the task page
 and a sentence (the status code the API would give), the text the student pasted kept in the form.
 A submission still owed grading refreshes itself every 2 s (a meta refresh: no script).
-The exercises are listed in the handout's order; each says which submission's marks count (the
-course's rule, late rule and adjustments: ``class_marks.student_marks``) and for how many points,
-and the task page says so too, with the statement.
+The exercises are listed in the handout's order (``course.handout``) under the student's total; each
+says which submission's marks count (the course's rule, late rule and adjustments:
+``class_marks.student_marks``) and for how many points. A task's page says so too: a refused
+hand-in's sentence at its top, then the hand-in form and the student's submissions of it, then the
+exercise's statement.
 A submission's page, where a student lands after handing in, shows the cause first (``landing``: the
 known mistake, what to fix first), the failing cases by hint, and its file with line numbers (up to
 ``SHOWN_LINES`` lines), its module docstring folded above the student's own code. A task that
@@ -82,8 +84,14 @@ def line(row, number=None) -> dict:
 
 
 def counted(student, tasks) -> dict:
-    """Per task id, how the student's task counts (``class_marks.student_marks``: the course's rule,
-    late rule and adjustments): ``{"counts": line or None, "better": line or None, "points": "24 / 37",
+    """Per task id, how the student's task counts (``counted_and_total``'s first)."""
+    return counted_and_total(student, tasks)[0]
+
+
+def counted_and_total(student, tasks) -> tuple:
+    """(per task id, how the student's task counts; their total in words, "31 / 180": the points that
+    count now, every task's, out of the course's whole). Per task (``class_marks.student_marks``: the
+    course's rule, late rule and adjustments): ``{"counts": line or None, "better": line or None, "points": "24 / 37",
     "changed": what changed the graded points, in words ("" for nothing), "late_only": every graded one
     is late work that does not count}``;
     ``better`` is a graded one that would earn more than the one that counts (under "latest" or
@@ -105,7 +113,7 @@ def counted(student, tasks) -> dict:
             "changed": mark.changed,
             "late_only": how.standing.late_only,  # graded, but none may count (not: none graded yet)
         }
-    return said
+    return said, f"{plain_number(marks.score, 4)} / {plain_number(marks.max_score, 4)}"
 
 
 def rule_in_words() -> str:
@@ -143,7 +151,7 @@ def choose(request, number: int):
 @login_required
 def home(request):
     """Every task in the handout's order, with its deadline and points, the student's latest status,
-    best score and the submission that counts."""
+    best score and the submission that counts; the student's total (points that count of the course's)."""
     if request.user.is_staff:
         return redirect("teach")
     tasks = course_tasks()
@@ -160,7 +168,7 @@ def home(request):
     best = {task_id: found["top"] for task_id, found in totals.items() if found["top"] is not None}
     policies = {policy.task: policy for policy in TaskPolicy.objects.all()}
     deadlines = {task_id: deadline_for(request.user, task_id, policies.get(task_id)) for task_id in tasks}
-    counts = counted(request.user, tasks)
+    counts, total = counted_and_total(request.user, tasks)
     entries = [
         {
             "number": index,
@@ -172,7 +180,7 @@ def home(request):
         }
         for index, task in enumerate(handout_order(tasks), 1)
     ]
-    return render(request, "web/home.html", {"entries": entries, "rule": rule_in_words()})
+    return render(request, "web/home.html", {"entries": entries, "rule": rule_in_words(), "total": total})
 
 
 def _pasted(request):

@@ -7,6 +7,7 @@ import functools
 import json
 import operator
 import os
+import re
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -122,6 +123,14 @@ def test_the_kit_holds_stubs_public_cases_readme_and_marker(project_kit, course)
         "public": sum(not c.hidden for c in course["make_move"].cases),
         "hidden": sum(c.hidden for c in course["make_move"].cases),
     }
+
+
+def test_the_kits_readme_lists_the_exercises_in_the_handouts_order(project_kit, course):
+    """As the portal lists them: by the number on each stub's first line, "Exercise 1 ..." first."""
+    readme = (project_kit / "README.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\| `(\w+)` \| ", readme.split("## The exercises", 1)[1], re.M)
+    numbers = [int(re.match(r'"""Exercise (\d+) ', (PROJECT / "exercises" / f"{t}.py").read_text())[1]) for t in listed]
+    assert sorted(listed) == sorted(course) and numbers == list(range(1, len(course) + 1))
 
 
 def test_no_solution_and_no_hidden_case_is_anywhere_in_the_kit(project_kit, course, secrets):

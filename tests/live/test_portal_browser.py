@@ -1,6 +1,7 @@
 """A student's and an instructor's whole path through the portal, in headless Chromium, against a
 real ``serve`` that grades for real: at a desktop's width and a phone's, with no sideways scroll;
-and where a student lands after handing in a wrong file, the cause in the first screen.
+where a student lands after handing in a wrong file, the cause in the first screen; and a refused
+hand-in's sentence at the top of the page it comes back to.
 
 Needs Django and waitress (the web extra), the ``selenium`` package, Chromium and chromedriver;
 where one is missing the tests are skipped with the reason.
@@ -32,7 +33,8 @@ def site(tmp_path_factory, portal_database):
     folder = tmp_path_factory.mktemp("portal")
     roster = folder / "roster.csv"
     roster.write_text(
-        "username,role\nann,student\nben,student\ncy,student\ndee,student\nteach,instructor\ntess,instructor\n"
+        "username,role\nann,student\nben,student\ncy,student\ndee,student\neve,student\nfay,student\n"
+        "teach,instructor\ntess,instructor\n"
     )
     command = [sys.executable, "-m", "grader"]
     made = subprocess.run(
@@ -297,3 +299,27 @@ def test_where_a_student_lands_after_a_wrong_file_the_cause_is_in_the_first_scre
     first_code = browser.find_element("css selector", 'table[aria-label="nim_sum.py with its line numbers"] td.n')
     assert int(first_code.text) > 20  # the student's code, not the exercise's text
     assert not browser.find_element("css selector", "details.docstring").get_attribute("open")
+
+
+@pytest.mark.parametrize("size", WIDTHS)
+def test_a_refused_hand_in_says_why_at_the_top_of_the_page(site, browser, size):
+    """Another task's file pasted in nim_sum's form: the page that comes back says why at its top,
+    in the first screen (within the first 1000 px), above the form and the long statement."""
+    url, first = site
+    username = "fay" if size[0] < 500 else "eve"
+    browser.set_window_size(*size)
+    first_sign_in(browser, url, username, first[username])
+    browser.get(f"{url}/tasks/nim_sum/")
+    browser.execute_script("document.getElementById('id_text').value = arguments[0]", solution("make_move"))
+    browser.find_element("css selector", "main form button[type=submit]").click()
+    shows(browser, "the function of make_move.py")
+    fits(browser)
+    whole_words(browser)
+    box = browser.execute_script(_BOX, "main [role=alert]")
+    assert box["scrolled"] == 0 and 0 <= box["top"] < 1000 and box["bottom"] <= box["window"], box
+    assert (
+        box["top"]
+        < browser.execute_script(_BOX, "main form")["top"]
+        < browser.execute_script(_BOX, "pre.statement")["top"]
+    )
+    assert "make_move" in browser.find_element("id", "id_text").get_attribute("value")  # kept to mend
