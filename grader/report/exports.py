@@ -130,24 +130,23 @@ def gradescope(results: Sequence[TaskResult], marks: Optional[StudentMarks] = No
     adjustments: ``marks_of``), the total is theirs, each late rule and adjustment that changed a
     task's points is a test of its own after the task's cases (worth nothing, its score what it
     took or gave), and the document's ``output`` says, task by task, what changed the graded
-    points. Either way the total is the sum of the tests' scores (to the gradebook's 4 decimals)."""
+    points. Either way the total is the sum of the tests' scores; with a change it is the
+    gradebook's total to the digit (4 decimals at most), the last change taking up the rounding."""
     by_task = {mark.task: mark for mark in marks.tasks} if marks is not None else {}
     tests: List[GradescopeTest] = []
     for task in results:
         tests += _case_tests(task)
         if task.task.id in by_task:
             tests += _change_tests(by_task[task.task.id])
-    if marks is None:
-        return gradescope_document(tests)
+    if marks is None or not any(test.change is not None for test in tests):
+        return gradescope_document(tests)  # (the marks are the graded points: the tests' sum is the total)
     # the total as the gradebook writes it (4 decimals at most): a late penalty leaves floating
     # point's noise (16 less 7 % is 14.879999999999999), which would differ from the CSV's 14.88;
     # the last change takes up that rounding, so that the tests still add up to the total
     total = plain_number(marks.score, 4)
-    changes = [index for index, test in enumerate(tests) if test.change is not None]
-    if changes:
-        last = tests[changes[-1]]
-        others = sum(test.entry()["score"] for index, test in enumerate(tests) if index != changes[-1])
-        tests[changes[-1]] = replace(last, change=total - others)
+    last = max(index for index, test in enumerate(tests) if test.change is not None)
+    others = sum(test.entry()["score"] for index, test in enumerate(tests) if index != last)
+    tests[last] = replace(tests[last], change=total - others)
     document = gradescope_document(tests, score=total)
     changed = [
         f"{t.task}: {plain_number(t.graded or 0, 4)} graded, {plain_number(t.score, 4)} counted ({t.changed})"
