@@ -176,10 +176,12 @@ def gradebook_csv(
     students: Sequence[StudentMarks],
     tasks: Sequence[Task],
     people: Optional[Mapping[str, Tuple[str, str]]] = None,
+    points_possible: bool = False,
 ) -> str:
-    """One row per student, one column per task (its score), and the total (``grader-cli.md``),
-    after the header and the ``POINTS_POSSIBLE`` row (what each task and the total are worth);
-    then ``not_handed_in``: the tasks with no file, space-separated (a 0 there is not a 0 earned).
+    """One row per student, one column per task (its score), and the total (``grader-cli.md``: one
+    row per student, so the ``POINTS_POSSIBLE`` row, what each task and the total are worth, comes
+    first after the header only with ``points_possible``: the LMS import's file); then
+    ``not_handed_in``: the tasks with no file, space-separated (a 0 there is not a 0 earned).
     With ``people`` (the portal's roster: username -> (name, email)), four more columns at the end,
     ``name`` and ``email`` (empty for a student the mapping lacks), ``late`` (each task whose
     counted work was late, with its rule: ``make_move late -20 %``) and ``adjustments`` (each
@@ -190,9 +192,9 @@ def gradebook_csv(
     extra = ["name", "email", "late", "adjustments"] if people is not None else []
     writer.writerow(_row(["student", *(task.id for task in tasks), "total", "not_handed_in", *extra]))
     worth = [plain_number(task.max_score, 4) for task in tasks]
-    writer.writerow(
-        _row([POINTS_POSSIBLE, *worth, plain_number(sum(t.max_score for t in tasks), 4), "", *("" for _ in extra)])
-    )
+    if points_possible:
+        total = plain_number(sum(t.max_score for t in tasks), 4)
+        writer.writerow(_row([POINTS_POSSIBLE, *worth, total, "", *("" for _ in extra)]))
     for student in students:
         scores = {t.task: t.score for t in student.tasks}
         missing = {t.task for t in student.tasks if t.missing}

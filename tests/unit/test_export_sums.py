@@ -83,11 +83,14 @@ def test_a_change_is_a_test_of_its_own_worth_nothing():
     assert "by hand" in adjusted["output"] and document["score"] == pytest.approx(15.8)
 
 
-def test_the_gradebook_says_what_each_task_is_worth_first_after_its_header():
+def test_the_lms_gradebook_says_what_each_task_is_worth_first_after_its_header():
     marks = marks_of("ann", [result(TASK, (True, False, True)), missing_file(OTHER, "make_move.py")])
-    rows = list(csv.reader(io.StringIO(gradebook_csv([marks], [TASK, OTHER]))))
+    plain = list(csv.reader(io.StringIO(gradebook_csv([marks], [TASK, OTHER]))))
+    assert [row[0] for row in plain] == ["student", "ann"]  # grader-cli.md: one row per student
+    rows = list(csv.reader(io.StringIO(gradebook_csv([marks], [TASK, OTHER], points_possible=True))))
     assert rows[0] == ["student", "nim_sum", "make_move", "total", "not_handed_in"]
     assert rows[1] == [POINTS_POSSIBLE, "16", "1", "17", ""]
     assert rows[2][0] == "ann" and len(rows) == 3
-    people = list(csv.reader(io.StringIO(gradebook_csv([marks], [TASK, OTHER], {"ann": ("Ann", "a@b.c")}))))
+    who = {"ann": ("Ann", "a@b.c")}
+    people = list(csv.reader(io.StringIO(gradebook_csv([marks], [TASK, OTHER], who, points_possible=True))))
     assert people[1] == [POINTS_POSSIBLE, "16", "1", "17", "", "", "", "", ""]  # name, email, late, adjustments
