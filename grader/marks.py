@@ -38,6 +38,7 @@ class TaskMark:
     late: str = ""  # "" on time; "late", "late -20 %" or "late, not counted" (the portal's late rule)
     adjustment: str = ""  # an instructor's adjustment, "+3: comment" ("" for none)
     not_counted: bool = False  # every graded submission was late and late work does not count
+    late_lost: float = 0.0  # the graded points the late rule took (all of them when not counted)
 
     @property
     def accepted(self) -> bool:
@@ -80,7 +81,8 @@ class StudentMarks:
 
 @dataclass(frozen=True)
 class CaseTally:
-    """Item analysis of one case: how many students passed it, out of how many."""
+    """Item analysis of one case: how many students passed it, out of how many (those who handed
+    its task in)."""
 
     task: str
     case: str
@@ -126,6 +128,7 @@ def _task_mark(result: TaskResult, standing: Standing) -> TaskMark:
         late=late,
         adjustment=f"{adjusted.points:+g}: {adjusted.comment}" if adjusted is not None else "",
         not_counted=standing.late_only,
+        late_lost=result.score if standing.late_only else standing.late_points(result.score),
     )
 
 
@@ -137,8 +140,11 @@ class Tallies:
         self._hidden: Dict[Tuple[str, str], bool] = {}
 
     def add(self, results: Iterable[TaskResult]) -> None:
-        """Count one student's results."""
+        """Count one student's results: the cases of the tasks they handed in (a task not handed in
+        says nothing of its cases, so a case's pass rate is out of those who handed its task in)."""
         for task in results:
+            if not task.handed_in:
+                continue
             for case in task.cases:
                 key = (task.task.id, case.case.name)
                 counts = self._counts.setdefault(key, [0, 0])

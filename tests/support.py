@@ -19,6 +19,17 @@ def solution(task_id: str) -> str:
     return COURSE.solution(task_id).read_text(encoding="utf-8")
 
 
+def gradebook_students(text: str) -> List[Dict[str, str]]:
+    """The students' rows of a gradebook CSV's ``text``, by column: without the header and the
+    "Points Possible" row after it (``exports.POINTS_POSSIBLE``)."""
+    import csv
+    import io
+
+    from grader.report.exports import POINTS_POSSIBLE
+
+    return [row for row in csv.DictReader(io.StringIO(text)) if row["student"] != POINTS_POSSIBLE]
+
+
 def mutate(task_id: str, old: str, new: str) -> str:
     """The reference solution with ``old`` replaced by ``new`` (which must be there)."""
     text = solution(task_id)

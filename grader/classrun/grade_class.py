@@ -34,6 +34,7 @@ from grader.grade.unit_of_work import StudentWork, WorkerSetup, grade_remote, gr
 from grader.marks import CaseTally, StudentMarks
 from grader.model import CaseResult, Task, TaskResult, Verdict
 from grader.submission.files import Kind, read_files
+from grader.submission.problems import missing_file
 
 # Where the results cache lives in the output folder unless told otherwise.
 CACHE_NAME = "grading-cache.sqlite"
@@ -114,6 +115,7 @@ def grade_class(
     progress: Optional[Progress] = None,
     note: str = "",
     signatures: Optional[Mapping[str, Sequence[MistakeSignature]]] = None,
+    absent: Sequence[str] = (),
 ) -> ClassOutcome:
     """Grade every student folder of ``class_dir`` on every task and write all outputs to ``out``.
 
@@ -122,7 +124,9 @@ def grade_class(
     ``cache`` (optional) supplies known results and keeps new ones as each student finishes.
     A ``KeyboardInterrupt`` stops the run; what finished is in the cache and the student reports.
     ``signatures`` (by task id): the known mistakes a student's results are matched to, for their
-    reports and the overview's common mistakes.
+    reports and the overview's common mistakes. ``absent``: students of the roster with no folder
+    (``class_roster.match_roster``), each graded as having handed nothing in (every task
+    ``not_handed_in``, 0 points), so every export has their row.
     """
     listing = students_in(class_dir)
     students = listing.students
@@ -174,6 +178,8 @@ def grade_class(
     finally:
         if executor is None:
             pool.shutdown(wait=True, cancel_futures=True)
+    for name in absent:
+        writer.add(name, [missing_file(task, f"{name}/{task.id}.py") for task in tasks])
     students_marks, tallies = writer.finish()
     return ClassOutcome(
         tuple(students_marks), tuple(tallies), tuple(failures), progress.finish(), listing.skipped, listing.renamed

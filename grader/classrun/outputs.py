@@ -83,6 +83,8 @@ class ClassWriter:
         self._junit.close()
         os.replace(self._junit_path, self.out / "junit.xml")
         report.write_text(self.out / "gradebook.csv", gradebook_csv(students, self.tasks))
+        # the same with the Points Possible row an LMS import reads (gradebook.csv keeps grader-cli.md's rows)
+        report.write_text(self.out / "gradebook-lms.csv", gradebook_csv(students, self.tasks, points_possible=True))
         report.write_text(self.out / "cases.csv", cases_csv(tallies))
         report.write_class_html(students, tallies, self.tasks, self.out / "index.html", self.note, self.folders)
         self._write_index()

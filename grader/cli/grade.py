@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 from grader.authoring.mistake_signatures import course_signatures
-from grader.classrun.grade_class import CACHE_NAME, grade_class, students_in
+from grader.classrun.class_roster import RosterMatch, match_roster, read_roster
+from grader.classrun.grade_class import CACHE_NAME, CLASS_FILES, grade_class, students_in
 from grader.classrun.outputs import STUDENTS_CSV
 from grader.classrun.progress import Progress
 from grader.classrun.result_cache import FreshCache, ResultCache
@@ -40,6 +41,12 @@ def grade_command(args) -> int:
     out = Path(args.out)
     if out.resolve() == class_dir.resolve() or class_dir.resolve() in out.resolve().parents:
         raise UsageError(f"--out {out}: choose a folder outside {class_dir}, or it would be graded as a student.")
+    match = None
+    if getattr(args, "roster", None):
+        roster = read_roster(Path(args.roster))
+        match = match_roster(
+            roster, [s.name for s in listing.students], [s.folder for s in listing.students], CLASS_FILES
+        )
     course = course_folder(args.course)
     tasks = list(load_course(course.root).values())
     version = interpreter_version(args.python)
@@ -69,6 +76,7 @@ def grade_command(args) -> int:
                 progress=Progress(len(listing.students)),
                 note=graded_with(version, protections),
                 signatures=signatures,
+                absent=match.absent if match is not None else (),
             )
         except KeyboardInterrupt:
             print(
@@ -93,6 +101,8 @@ def grade_command(args) -> int:
         )
     for line in outcome.renamed:
         print(f"  {for_terminal(line)}", file=sys.stderr)
+    if match is not None:
+        _said_roster(match, class_dir)
     for failure in outcome.grader_failures:
         print(f"error: {for_terminal(failure)}", file=sys.stderr)
     print(
@@ -103,6 +113,25 @@ def grade_command(args) -> int:
         return 2
     everything = all(t.verdict is Verdict.ACCEPTED for student in outcome.students for t in student.tasks)
     return 0 if everything else 1
+
+
+def _said_roster(match: RosterMatch, class_dir: Path) -> None:
+    """Who the roster names with no folder, and which folders it does not name, on standard error."""
+    where = for_terminal(str(class_dir))
+    if match.absent:
+        names = ", ".join(for_terminal(name) for name in match.absent)
+        print(
+            f"On the roster with no folder in {where} ({plural(len(match.absent), 'student')}; in the gradebook "
+            f"with 0 points, every task not_handed_in): {names}",
+            file=sys.stderr,
+        )
+    if match.unlisted:
+        names = ", ".join(for_terminal(name) for name in match.unlisted)
+        print(
+            f"Not on the roster ({plural(len(match.unlisted), 'folder')} of {where}; graded all the same: "
+            f"add them to the roster, or remove the folders if they are not students): {names}",
+            file=sys.stderr,
+        )
 
 
 def _refuse_unprotected(protections, allowed: bool) -> None:

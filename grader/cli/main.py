@@ -98,6 +98,12 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("class_dir", metavar="CLASS_DIR", help="a folder holding one folder per student")
     grade.add_argument("--out", required=True, metavar="DIR", help="where the reports and gradebook go")
     grade.add_argument(
+        "--roster",
+        metavar="CSV",
+        help="the class list (username,role[,name,email], as users import reads it): a student on it with "
+        "no folder is in the gradebook with every task not handed in; a folder not on it is named",
+    )
+    grade.add_argument(
         "--cache",
         metavar="FILE",
         help=f"results cache: a re-run grades only what changed (default: DIR/{CACHE_NAME})",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import textwrap
 from dataclasses import dataclass
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from grader.marks import CaseTally, StudentMarks, score_histogram
 from grader.model import Task
@@ -105,6 +105,7 @@ class TaskChart:
     height: float
     cases: Tuple[CaseBar, ...]
     summary: str  # the chart's aria-label
+    handed_in: str = ""  # "handed in by 38 of 40 students" ("" with no students)
 
 
 def percent_text(rate: float) -> str:
@@ -131,10 +132,26 @@ def tone(rate: float) -> str:
 
 
 def rate_text(tally: CaseTally) -> str:
-    """``passed/students (xx %)`` for a case, e.g. ``12/40 (30 %)``."""
+    """``passed of students who handed it in (xx %)`` for a case, e.g. ``12 of 40 who handed it in
+    (30 %)``: a case's students are those who handed its task in (``Tallies``), not the class."""
+    if not tally.students:
+        return "no student ran it"
+    return f"{tally.passed} of {tally.students} who handed it in ({percent_text(tally.pass_rate)})"
+
+
+def short_rate_text(tally: CaseTally) -> str:
+    """``passed/students (xx %)``, e.g. ``12/40 (30 %)``: the label beside a bar, where a line is short."""
     if not tally.students:
         return "no student ran it"
     return f"{tally.passed}/{tally.students} ({percent_text(tally.pass_rate)})"
+
+
+def handed_in_text(handed_in: int, students: int) -> str:
+    """How many of the class handed a task in: ``handed in by 38 of 40 students`` (the pass rates'
+    denominator, said where they are shown)."""
+    if not students:
+        return ""
+    return f"handed in by {handed_in} of {_students(students)}"
 
 
 def _students(count: int) -> str:
@@ -217,8 +234,9 @@ def _wrapped(name: str) -> List[str]:
     return textwrap.wrap(name, _CASE_WRAP, break_on_hyphens=False) or [""]
 
 
-def task_chart(task: Task, tallies: Sequence[CaseTally]) -> TaskChart:
-    """The pass-rate chart of ``task``: a bar per tally, in the order given, each under its name."""
+def task_chart(task: Task, tallies: Sequence[CaseTally], handed_in: str = "") -> TaskChart:
+    """The pass-rate chart of ``task``: a bar per tally, in the order given, each under its name;
+    ``handed_in`` says how many handed the task in (``handed_in_text``)."""
     cases = []
     y = 0.0
     for tally in tallies:
@@ -228,9 +246,10 @@ def task_chart(task: Task, tallies: Sequence[CaseTally]) -> TaskChart:
             y += _CASE_LINE
             lines.append(Tick(round(y - 4, 1), line))  # baseline a little above the line's bottom
         y += 3
-        text = rate_text(tally)
+        text = short_rate_text(tally)
         if tally.students:
-            title = f"{name}: {tally.passed} of {_students(tally.students)} passed ({percent_text(tally.pass_rate)})"
+            rate = percent_text(tally.pass_rate)
+            title = f"{name}: {tally.passed} of {_students(tally.students)} who handed it in passed ({rate})"
         else:
             title = f"{name}: {text}"
         top = round(y, 1)
@@ -247,14 +266,19 @@ def task_chart(task: Task, tallies: Sequence[CaseTally]) -> TaskChart:
         height=round(max(y - _CASE_GAP + 2, 0), 1),
         cases=tuple(cases),
         summary=summary,
+        handed_in=handed_in,
     )
 
 
-def task_charts(tallies: Sequence[CaseTally], tasks: Sequence[Task]) -> List[TaskChart]:
-    """A chart per task in ``tasks`` (even one with no cases), then one per task only the tallies name."""
+def task_charts(
+    tallies: Sequence[CaseTally], tasks: Sequence[Task], handed_in: Optional[Mapping[str, str]] = None
+) -> List[TaskChart]:
+    """A chart per task in ``tasks`` (even one with no cases), then one per task only the tallies
+    name; ``handed_in``: each task's ``handed_in_text``, by id."""
     by_task: Dict[str, List[CaseTally]] = {}
     for tally in tallies:
         by_task.setdefault(tally.task, []).append(tally)
     known = {task.id for task in tasks}
     extra = [Task(id=task_id, title=task_id, cases=()) for task_id in by_task if task_id not in known]
-    return [task_chart(task, by_task.get(task.id, [])) for task in [*tasks, *extra]]
+    said = handed_in or {}
+    return [task_chart(task, by_task.get(task.id, []), said.get(task.id, "")) for task in [*tasks, *extra]]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from grader.marks import CaseTally, StudentMarks, TaskMark, needs_help
 from grader.model import Task
@@ -18,6 +18,7 @@ from grader.report.class_charts import (
     Histogram,
     TaskChart,
     chart_anchor,
+    handed_in_text,
     histogram,
     percent_text,
     rate_text,
@@ -172,6 +173,17 @@ def summary(students: Sequence[StudentMarks]) -> Summary:
     )
 
 
+def handed_in(students: Sequence[StudentMarks], tasks: Sequence[Task]) -> Dict[str, str]:
+    """Each task's ``handed_in_text`` by id: of the class, how many handed it in (late work that
+    does not count was handed in): the students its cases' pass rates are out of."""
+    counts = {task.id: 0 for task in tasks}
+    for student in students:
+        for mark in student.tasks:
+            if mark.task in counts and not mark.missing:
+                counts[mark.task] += 1
+    return {task_id: handed_in_text(count, len(students)) for task_id, count in counts.items()}
+
+
 def class_overview(
     students: Sequence[StudentMarks], tallies: Sequence[CaseTally], tasks: Sequence[Task]
 ) -> ClassOverview:
@@ -181,7 +193,7 @@ def class_overview(
         help=tuple(help_entries(students, tasks)),
         histogram=histogram(students),
         hardest=tuple(hardest_cases(tallies, tasks)),
-        charts=tuple(task_charts(tallies, tasks)),
+        charts=tuple(task_charts(tallies, tasks, handed_in(students, tasks))),
         tasks=tuple(tasks),
         rows=tuple(marks_rows(students, tasks)),
         mistakes=tuple(common_mistakes(students, tasks)),

@@ -262,11 +262,15 @@ def regrade(request, task_id: str):
 @staff_required
 def gradebook(request):
     """The gradebook CSV of everyone's latest (or best) graded submissions, as ``grade`` writes it,
-    with the roster's ``name`` and ``email`` as its last two columns."""
+    with the roster's ``name`` and ``email`` as its last two columns; with ``?lms=1``, as
+    ``gradebook-lms.csv``: the Points Possible row first after the header, for an LMS import."""
     tasks = list(course_tasks().values())
     found, _ = class_marks(tasks)
-    response = HttpResponse(gradebook_csv(found, tasks, roster_people()), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = 'attachment; filename="gradebook.csv"'
+    lms = request.GET.get("lms") == "1"
+    text = gradebook_csv(found, tasks, roster_people(), points_possible=lms)
+    response = HttpResponse(text, content_type="text/csv; charset=utf-8")
+    name = "gradebook-lms.csv" if lms else "gradebook.csv"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
 
 

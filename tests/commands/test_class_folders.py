@@ -100,7 +100,7 @@ def graded(tmp_path_factory):
 def test_every_student_is_graded_and_named_once_in_the_gradebook(graded):
     _, out, status, err = graded
     assert status == 1, err  # graded: some tasks are not accepted, nothing failed
-    book = [row[0] for row in rows(out / "gradebook.csv")[1:]]
+    book = [row[0] for row in rows(out / "gradebook.csv")[2:]]
     assert len(book) == len(NAMES), f"graded {len(book)} of {len(NAMES)}; {err}"
     assert len(set(book)) == len(book), f"two rows by one name: {sorted(book)}"
     # each keeps their own name, or (twins once escaped) it with a suffix
@@ -124,7 +124,7 @@ def test_no_two_output_folders_are_one_on_any_disk(graded):
 
 def test_each_folder_holds_its_own_students_reports(graded):
     _, out, _, _ = graded
-    book = {row[0]: row for row in rows(out / "gradebook.csv")[1:]}
+    book = {row[0]: row for row in rows(out / "gradebook.csv")[2:]}
     owner = owners(out)
     assert sorted(owner.values()) == sorted(book), "a folder for every row, and a row for every folder"
     for folder, student in owner.items():
@@ -182,6 +182,6 @@ def test_names_too_long_for_a_folder_once_escaped_or_suffixed_are_graded(tmp_pat
     room = make_class(tmp_path / "class", [*long, "alice"])
     status, _, err = grade(room, tmp_path / "out", course)
     assert status == 1, err
-    assert len(rows(tmp_path / "out" / "gradebook.csv")) == 1 + 5
+    assert len(rows(tmp_path / "out" / "gradebook.csv")) == 2 + 5  # the header, points possible, 5 students
     found = folders(tmp_path / "out")
     assert len({disk_key(f) for f in found}) == 5 and all(len(f.encode()) <= 255 for f in found), found

@@ -4,11 +4,10 @@ commands."""
 
 from __future__ import annotations
 
-import csv
 import json
 import sys
 
-from support import PROJECT, course_of, mutate
+from support import PROJECT, course_of, gradebook_students, mutate
 
 from grader.cli.main import main
 
@@ -56,8 +55,7 @@ def grade_score(tmp_path, *options) -> float:
     main(
         ["grade", str(room), "--out", str(out), "--course", str(PROJECT), "--allow-unprotected", "--no-cache", *options]
     )
-    with (out / "gradebook.csv").open(newline="") as book:
-        (row,) = list(csv.DictReader(book))
+    (row,) = gradebook_students((out / "gradebook.csv").read_text(encoding="utf-8"))
     return float(row[TASK])
 
 

@@ -190,7 +190,7 @@ def test_regrade_keeps_old_results_until_new_ones_land(portal, portal_context):
     row = Submission.objects.get(id=number)
     assert not row.pending and row.attempt == 2 and row.verdict == "accepted"
     gradebook = call(portal, "get", "/api/gradebook.csv", "teach").content.decode()
-    assert gradebook.splitlines()[0].startswith("student,") and gradebook.splitlines()[1].startswith("ann,")
+    assert gradebook.splitlines()[0].startswith("student,") and gradebook.splitlines()[2].startswith("ann,")
 
 
 def test_a_result_is_written_only_by_the_attempt_that_holds_the_claim(portal):
@@ -283,8 +283,9 @@ def test_the_gradescope_export_has_every_students_results(portal, portal_context
     assert {"name": "exclusive_or: not handed in", "status": "failed"}.items() <= next(
         t for t in ann["tests"] if t["name"].startswith("exclusive_or")
     ).items()
-    hidden = [t for t in ben["tests"] if t["visibility"] == "hidden"]
-    assert hidden and all(t["name"].startswith("nim_sum: ") for t in hidden)
+    # hidden cases are shown as the portal shows them: "hidden" would hide the total from the student
+    hidden = [t for t in ben["tests"] if t["name"].endswith(" (hidden)")]
+    assert hidden and all(t["name"].startswith("nim_sum: ") and t["visibility"] == "visible" for t in hidden)
     assert call(portal, "get", "/api/gradescope.zip", "teach").content == answer.content  # same marks, same bytes
 
 

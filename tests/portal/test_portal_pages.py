@@ -264,6 +264,8 @@ def test_the_instructor_sees_the_class_regrades_and_exports(grade_queue):
     gradebook = teach.get("/teach/gradebook.csv").content.decode().splitlines()
     # every student of the roster, handed in or not: "new" has handed in nothing, and says so
     assert gradebook[0].startswith("student,")
+    lms = teach.get("/teach/gradebook.csv?lms=1").content.decode().splitlines()
+    assert lms[1].startswith("Points Possible,") and lms[2:] == gradebook[1:]  # as an LMS import reads it
     rows = {line.split(",")[0]: line for line in gradebook[1:]}  # (other modules' students too: one database)
     assert {"ann", "ben", "new"} <= set(rows) and list(rows).index("ann") < list(rows).index("ben")
     tasks = " ".join(t for t in gradebook[0].split(",")[1:-6])

@@ -12,7 +12,6 @@ a student's files, as the tests run here (as root, in CI) show with files only r
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import shutil
@@ -21,7 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import PROJECT, solution
+from support import PROJECT, gradebook_students, solution
 
 from grader.cli.main import main
 
@@ -166,7 +165,7 @@ def graded_class(tmp_path_factory, course, secret, private):
     ]
     # The time-out only guards the test suite against a grader that blocks on the FIFO.
     done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True, timeout=600)
-    book = {row["student"]: row for row in csv.DictReader((out / "gradebook.csv").open(encoding="utf-8"))}
+    book = {row["student"]: row for row in gradebook_students((out / "gradebook.csv").read_text(encoding="utf-8"))}
     return out, done, book
 
 

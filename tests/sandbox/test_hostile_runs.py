@@ -6,7 +6,6 @@ cannot read leaves no process of the program running. The checkers one by one ar
 
 from __future__ import annotations
 
-import csv
 import os
 import shutil
 import subprocess
@@ -16,7 +15,7 @@ import uuid
 from dataclasses import replace
 
 import pytest
-from support import PROJECT, course_of, solution
+from support import PROJECT, course_of, gradebook_students, solution
 
 from grader.check.guard import GuardedSession
 from grader.cli.main import main
@@ -99,7 +98,7 @@ def test_a_class_run_keeps_the_other_tasks_of_a_student_with_unreadable_output(t
     out = tmp_path / "out"
     code = main(["grade", str(student.parent), "--out", str(out), "--course", str(course), "--allow-unprotected"])
     assert code == 1
-    (row,) = csv.DictReader((out / "gradebook.csv").open())
+    (row,) = gradebook_students((out / "gradebook.csv").read_text(encoding="utf-8"))
     assert row["exclusive_or"] == "4" and row["nim_sum"] == "0", row
     page = (out / "eve" / "nim_sum.html").read_text(encoding="utf-8")
     assert "brackets nested too deeply" in page

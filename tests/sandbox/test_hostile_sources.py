@@ -7,12 +7,11 @@ reads what Python says as a ``syntax_error``. In a class run the other tasks are
 
 from __future__ import annotations
 
-import csv
 import json
 import shutil
 
 import pytest
-from support import PROJECT
+from support import PROJECT, gradebook_students
 
 from grader.cli.main import main
 from grader.model import Verdict
@@ -133,7 +132,7 @@ def test_a_deep_file_in_a_class_costs_that_task_only(tmp_path, capsys, course_wi
         main(["grade", str(tmp_path / "class"), "--out", str(out), *course, "--no-cache", "--allow-unprotected"]) == 1
     )
     capsys.readouterr()
-    row = next(csv.DictReader((out / "gradebook.csv").open()))
+    (row,) = gradebook_students((out / "gradebook.csv").read_text(encoding="utf-8"))
     assert row["nim_sum"] == row["bin_num"] == "0"
     graded = [name for name in row if name not in ("student", "nim_sum", "bin_num", "total", "not_handed_in")]
     assert len(graded) == 7

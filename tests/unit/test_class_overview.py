@@ -149,7 +149,10 @@ def test_hardest_cases_are_listed_lowest_pass_rate_first(tmp_path, classroom):
     hardest = page[page.index("Hardest cases") : page.index('class="task-charts"')]
     items = [text_of(item) for item in re.findall(r"<li>(.*?)</li>", hardest)]
     # the case everybody passed is not among the hardest
-    assert items == ["nim_sum · a big board (hidden): 1/6 (17 %)", "nim_sum · two rows: 5/6 (83 %)"]
+    assert items == [
+        "nim_sum · a big board (hidden): 1 of 6 who handed it in (17 %)",
+        "nim_sum · two rows: 5 of 6 who handed it in (83 %)",
+    ]
     assert 'href="#cases-nim_sum"' in hardest and 'id="cases-nim_sum"' in page
 
 
@@ -191,3 +194,27 @@ def test_percentages_never_round_to_all_or_nothing():
     assert percent_text(0) == "0\u00a0%" and percent_text(1) == "100\u00a0%"
     assert percent_text(1 / 300) == "1\u00a0%" and percent_text(299 / 300) == "99\u00a0%"
     assert percent_text(0.5) == "50\u00a0%"
+
+
+def test_each_task_says_how_many_handed_it_in_and_its_rates_are_out_of_them(tmp_path, classroom):
+    """dave did not hand nim_sum in: its chart says 5 of the 6, every case's title "who handed it in"."""
+    page = render(tmp_path, classroom, TALLIES)
+    charts = text_of(section(page, "cases-heading"))
+    assert "handed in by 5 of 6 students: each case's rate is out of those who handed it in." in charts
+    assert "handed in by 6 of 6 students" in charts  # make_move
+    titles = [text_of(t) for t in re.findall(r"<title>(.*?)</title>", section(page, "cases-heading"))]
+    assert "two rows: 5 of 6 students who handed it in passed (83 %)" in titles
+
+
+def test_a_task_not_handed_in_is_not_counted_in_its_cases_pass_rates():
+    from grader.marks import Tallies
+    from grader.model import CaseResult, TaskResult
+    from grader.submission.problems import missing_file
+
+    task = TASKS[1]
+    passed = TaskResult(task, "make_move.py", tuple(CaseResult(c, Verdict.ACCEPTED, "") for c in task.cases))
+    tallies = Tallies()
+    tallies.add([passed])
+    tallies.add([missing_file(task, "make_move.py")])
+    (tally,) = tallies.tallies()
+    assert (tally.passed, tally.students, tally.pass_rate) == (1, 1, 1.0)  # not 1 of the 2 in the class
