@@ -21,7 +21,7 @@ def solution(task_id: str) -> str:
 
 def gradebook_students(text: str) -> List[Dict[str, str]]:
     """The students' rows of a gradebook CSV's ``text``, by column: without the header and the
-    "Points Possible" row after it (``exports.POINTS_POSSIBLE``)."""
+    "Points Possible" row after it, where there is one (``exports.POINTS_POSSIBLE``, the LMS file)."""
     import csv
     import io
 

@@ -113,10 +113,10 @@ def test_gradebook_and_item_analysis_cells_cannot_be_formulas(tmp_path, course):
     out = tmp_path / "out"
     assert main(["grade", str(room), "--out", str(out), "--course", str(course), "--allow-unprotected"]) == 0
     book = rows(out / "gradebook.csv")
-    names = [row[0] for row in book[2:]]
+    names = [row[0] for row in book[1:]]
     assert sorted(names) == sorted(["alice", *(f"'{name}" for name in FORMULAS)])
     # numbers stay numbers (the task, the total; then no task not handed in)
-    assert all(row[1:] == ["4", "4", ""] for row in book[1:])  # (the points possible too)
+    assert all(row[1:] == ["4", "4", ""] for row in book[1:])
     cases = {row[1]: row for row in rows(out / "cases.csv")[1:]}
     assert cases["'=1+1 0 xor 0 is 0"][3:] == ["5", "5", "1.000"]
 
@@ -134,7 +134,7 @@ def test_folders_named_with_a_dot_are_students(tmp_path, course, capsys):
     room = make_class(tmp_path / "class", ["alice", "...", ".bob"])
     out = tmp_path / "out"
     assert main(["grade", str(room), "--out", str(out), "--course", str(course), "--allow-unprotected"]) == 0
-    assert sorted(row[0] for row in rows(out / "gradebook.csv")[2:]) == ["...", ".bob", "alice"]
+    assert sorted(row[0] for row in rows(out / "gradebook.csv")[1:]) == ["...", ".bob", "alice"]
     assert (out / "_..." / "results.json").is_file()  # (a name of only dots is no folder on Windows)
     assert (out / "_...").resolve().parent == out.resolve()
     assert "Graded 3 students" in capsys.readouterr().out
@@ -150,7 +150,7 @@ def test_what_is_not_a_student_is_named_in_the_summary(tmp_path, course, capsys)
     assert "__MACOSX: skipped, it is macOS's resource forks from a zip file" in err
     assert ".git: skipped, it is Git's own folder" in err
     assert "notes.txt: skipped, it is a file, not a student folder" in err
-    assert [row[0] for row in rows(out / "gradebook.csv")[2:]] == ["alice"]
+    assert [row[0] for row in rows(out / "gradebook.csv")[1:]] == ["alice"]
 
 
 def test_a_folder_named_like_a_class_file_is_graded_in_a_folder_of_its_own(tmp_path, course, capsys):
@@ -161,7 +161,7 @@ def test_a_folder_named_like_a_class_file_is_graded_in_a_folder_of_its_own(tmp_p
     for name in ("index.html", "Gradebook.csv", "grading-cache.sqlite-wal"):
         assert f"{name}: its reports are in the folder {name}~2 of the output: a folder by its own name" in err
         assert (out / f"{name}~2" / "results.json").is_file()
-    assert sorted(row[0] for row in rows(out / "gradebook.csv")[2:]) == sorted(
+    assert sorted(row[0] for row in rows(out / "gradebook.csv")[1:]) == sorted(
         ["alice", "index.html", "Gradebook.csv", "grading-cache.sqlite-wal"]
     )
     assert (out / "index.html").is_file() and (out / "gradebook.csv").is_file()
