@@ -72,7 +72,7 @@ def data_with_users(tmp_path, portal_database):
     assert made.returncode == 0, made.stderr
     assert re.search(r"^ann: sign in the first time with the password \S+ and change it at once\.$", made.stdout, re.M)
     again = grader("users", "import", str(roster), "--data", str(data), *db)
-    assert "0 accounts created, 3 updated." in again.stderr
+    assert "0 accounts created, 0 changed, 3 unchanged." in again.stderr  # nothing to change
     early = grader("users", "token", "ann", "--data", str(data), *db)
     assert early.returncode == 0 and "ann is still on the one-time password: no token of theirs works" in early.stderr
     Tables(data, db).passwords_chosen()  # as if each had signed in and chosen their own
