@@ -53,7 +53,10 @@ def _parse_with_room(source: Union[str, bytes]) -> Optional[ast.Module]:
     # threading.stack_size is the process's setting for the threads it starts next: set for this one
     # thread and put back at once (a thread another part of the process starts meanwhile gets a
     # large reservation too, which costs it no memory)
-    previous = threading.stack_size(_ROOMY_STACK)
+    try:
+        previous = threading.stack_size(_ROOMY_STACK)
+    except (ValueError, RuntimeError):  # a platform that cannot set it: the file is not read
+        return None
     try:
         thread.start()
     except RuntimeError:  # (no room for such a stack: an address-space limit) the file is not read
