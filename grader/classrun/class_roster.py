@@ -12,18 +12,14 @@ student when a person or a case-insensitive disk takes them for one (``export_na
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Sequence, Tuple
 
+from grader.course.roster_file import ROLES, roster_rows
 from grader.errors import UsageError
 from grader.report.export_names import folder_key, on_every_disk, same_key
 from grader.safe_text import for_terminal
-
-MAX_ROSTER_BYTES = 4 * 1024 * 1024  # as ``users import``: more is no class list
-ROLES = ("student", "instructor")
 
 
 @dataclass(frozen=True)
@@ -46,33 +42,11 @@ class RosterMatch:
 def read_roster(path: Path) -> Tuple[RosterStudent, ...]:
     """The students of the roster at ``path`` (see the module); a ``UsageError`` saying what is wrong."""
     shown = for_terminal(str(path))
-    try:
-        if path.stat().st_size > MAX_ROSTER_BYTES:
-            raise UsageError(f"--roster {shown}: a file of more than 4 MiB is not a class list.")
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as error:
-        raise UsageError(f"--roster {shown}: cannot be read ({error.strerror or error}).") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"--roster {shown}: is not UTF-8 text; save the roster as CSV (UTF-8).") from None
-    try:
-        rows = list(csv.reader(io.StringIO(text)))
-    except csv.Error as error:
-        raise UsageError(f"--roster {shown}: is not a CSV file ({error}).") from None
-    header = [cell.strip().lower() for cell in rows[0]] if rows else []
-    missing = [column for column in ("username", "role") if column not in header]
-    if missing:
-        raise UsageError(
-            f"--roster {shown}: the header row must name {' and '.join(missing)}, as for users import "
-            "(username,role[,name,email])."
-        )
-    name_at, role_at = header.index("username"), header.index("role")
+    rows = roster_rows(path, f"--roster {shown}")
     students: List[RosterStudent] = []
     seen: Dict[str, RosterStudent] = {}
-    for line, row in enumerate(rows[1:], start=2):
-        if not any(cell.strip() for cell in row):
-            continue  # a blank line
-        name = row[name_at].strip() if name_at < len(row) else ""
-        role = row[role_at].strip().lower() if role_at < len(row) else ""
+    for line, row in rows:
+        name, role = row.get("username", ""), row.get("role", "").lower()
         if not name:
             raise UsageError(f"--roster {shown}, line {line}: the username is empty.")
         if role not in ROLES:

@@ -25,7 +25,6 @@ its line (and the other names), and nothing is imported.
 from __future__ import annotations
 
 import csv
-import io
 import os
 import secrets
 from dataclasses import dataclass
@@ -37,14 +36,13 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
 
+from grader.course.roster_file import ROLES, roster_rows
 from grader.errors import UsageError
 from grader.safe_text import for_spreadsheet
 from grader.web.models import ApiToken, FirstSignIn
 from grader.web.usernames import accounts_named, ambiguity, same_key, shown, sign_in_problem
 
-ROLES = ("student", "instructor")
 _LINE = " line"  # a row's line in the file, kept beside its cells (a header is stripped: no column has this name)
-MAX_ROSTER_BYTES = 4 * 1024 * 1024
 MAX_NAME = 150  # Django's first_name and last_name hold 150 each: a name this long fits either way
 MAX_EMAIL = 254  # Django's EmailField
 
@@ -62,26 +60,8 @@ class RosterOutcome:
 
 
 def _rows(path: Path) -> List[dict]:
-    try:
-        if path.stat().st_size > MAX_ROSTER_BYTES:
-            raise UsageError(
-                f"{path}: a roster of more than {MAX_ROSTER_BYTES // (1024 * 1024)} MiB is not a class list."
-            )
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as error:
-        raise UsageError(f"{path}: cannot be read ({error.strerror or error}).") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path}: is not UTF-8 text; save the roster as CSV (UTF-8).") from None
-    reader = csv.DictReader(io.StringIO(text))
-    fields = {name.strip().lower() for name in reader.fieldnames or ()}
-    missing = [name for name in ("username", "role") if name not in fields]
-    if missing:
-        raise UsageError(
-            f"{path}: the header row must name {' and '.join(missing)} (it has: {', '.join(sorted(fields))})."
-        )
     rows = []
-    for line, row in enumerate(reader, start=2):
-        clean = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items() if isinstance(v, str)}
+    for line, clean in roster_rows(path, str(path)):
         # (Django's own username rule, and what its sign-in form reads: accounts are made directly)
         problem = sign_in_problem(clean.get("username", ""))
         if problem:

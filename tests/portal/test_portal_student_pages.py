@@ -20,25 +20,13 @@ if sys.version_info < (3, 10):
     pytest.skip("the portal needs Python 3.10 or later", allow_module_level=True)
 
 from portal_client import api_get, api_hand_in, set_up_portal  # noqa: E402
-from support import PROJECT, mutate, solution  # noqa: E402
+from support import HANDOUT, PROJECT, mutate, solution  # noqa: E402
 
 from grader.course.handout import handout_order  # noqa: E402
 from grader.course.layout import Course  # noqa: E402
 from grader.course.loader import load_course  # noqa: E402
 from grader.submission.files import MAX_SOURCE_BYTES  # noqa: E402
 
-# the numbers "Exercise N" on the first line of each stub's docstring (exercises/*.py)
-HANDOUT = [
-    "present_board",
-    "make_move",
-    "exclusive_or",
-    "bin_num",
-    "bitwise_xor",
-    "nim_sum",
-    "optimal_move",
-    "ui",
-    "working_game",
-]
 ORIGIN = "http://testserver"
 
 

@@ -16,20 +16,9 @@ if sys.version_info < (3, 10):
     pytest.skip("the portal needs Python 3.10 or later", allow_module_level=True)
 
 from portal_client import api_hand_in, set_up_portal, signed_in  # noqa: E402
-from support import mutate, solution  # noqa: E402
+from support import HANDOUT, mutate, solution  # noqa: E402
 
 WRONG = mutate("nim_sum", "total = total ^ row", "total = total + row")
-HANDOUT = [
-    "present_board",
-    "make_move",
-    "exclusive_or",
-    "bin_num",
-    "bitwise_xor",
-    "nim_sum",
-    "optimal_move",
-    "ui",
-    "working_game",
-]
 
 
 @pytest.fixture(scope="module", autouse=True)
