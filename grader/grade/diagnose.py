@@ -234,8 +234,8 @@ def crash_said(
             code, advice = f"{code}, on the empty board []", _EMPTY_BOARD_ADVICE
         elif _indexes_by_row(crash.source):
             advice = _ROW_ADVICE
-    # Python 3.11 says "Cannot choose from an empty sequence"; older ones "list index out of range"
-    chose_from_nothing = "empty sequence" in crash.text or "choice(" in crash.source
+    # (every Python's message for it is 3.11's: ``child_program.newest_words``)
+    chose_from_nothing = crash.text == "Cannot choose from an empty sequence"
     if crash.builtin and crash.exception == "IndexError" and chose_from_nothing and not cause:
         advice = (
             "random.choice was given an empty list: make sure the list has items before choosing (for "

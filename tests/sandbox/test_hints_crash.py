@@ -8,7 +8,6 @@ hidden one.
 
 from __future__ import annotations
 
-import sys
 import textwrap
 from pathlib import Path
 
@@ -24,9 +23,6 @@ from grader.nim.lab import lab_checkers
 # The words of optimal_move's two hints about random.choice of an empty list.
 CHOICE_HINTS = ("random.choice of an empty list crashes", "If your list of good rows is empty")
 P_BRANCH = "    index = random.choice(non_empty_rows)\n    return index + 1, random.randint(1, board[index])\n"
-# Python's random.choice says "Cannot choose from an empty sequence" since 3.11; before, it indexed
-# the empty list and said "list index out of range", as any off-by-one does: no hint can tell them apart.
-CHOICE_SAYS_EMPTY = sys.version_info >= (3, 11)
 
 
 def messages(result) -> dict:
@@ -69,10 +65,12 @@ def test_random_choice_of_an_empty_list_still_gets_its_hint(grade, source):
     result = grade("optimal_move", source)
     case = next(c for c in result.cases if c.case.name.startswith("P-position 1, 2, 3"))
     assert case.verdict is Verdict.RUNTIME_ERROR, case.message
-    assert ("random.choice of an empty list crashes" in case.hint) is CHOICE_SAYS_EMPTY, case.message
+    # on every Python: 3.9 and 3.10 say "list index out of range" inside random.choice, which the
+    # process that ran the program reports in 3.11's words
+    assert "random.choice of an empty list crashes" in case.hint, case.message
     hidden = next(c for c in result.cases if c.case.name == "hidden case 2: a board with empty rows")
     assert hidden.verdict is Verdict.RUNTIME_ERROR
-    assert ("random.choice of an empty list crashes" in hidden.message) is CHOICE_SAYS_EMPTY, hidden.message
+    assert "random.choice of an empty list crashes" in hidden.message, hidden.message
 
 
 # -- a demo task -----------------------------------------------------------------------------------

@@ -132,10 +132,69 @@ def state_record(frame, folder, len=len):
 
 def _report_state(signum, frame):
     try:
-        if _FOLDER[0]:
+        if not _FOLDER[0]:
+            return
+        if frame is None or sys.gettrace() is not None:  # traced by the program itself: where it is now
             report(state_record(frame, _FOLDER[0]))
+        else:
+            _report_at_loop_top(frame, _FOLDER[0])
     except BaseException:  # (a frame's variables changed under us, no memory left...): the grader says less
         pass
+
+
+# The most lines a look waits for before it reports where the program is, wherever that is.
+_TOP_LINES = 1000
+
+
+def _report_at_loop_top(start, folder, settrace=sys.settrace):
+    """Report where the program is (``state_record``) when the student's innermost frame, from
+    ``start`` (the frame a look found running) outwards, next comes back to a line no later than the
+    one it ran before, past its first: the top of its loop. Why: Python 3.9 and 3.10 run a signal's
+    handler between any two instructions, 3.11 and later at a loop's jump back or in code the loop
+    calls (a task's rule checks), so two looks at a loop that never ends would find it on different
+    lines. After ``_TOP_LINES`` lines in any of those frames, or when the student's frame returns,
+    the look reports where it is."""
+    own = start
+    while own is not None and not _in_folder(own.f_code.co_filename, folder):
+        own = own.f_back
+    if own is None:
+        report(state_record(start, folder))
+        return
+    seen = [own.f_lineno or 0, 0, 0]  # the last line of ``own``, its lines, all lines
+    frames = []
+
+    def traced(frame, event, arg):
+        try:
+            if event != "line" and (event != "return" or frame is not own):
+                return traced
+            seen[2] += 1
+            if event == "line" and frame is own:
+                # (its first line may be the one the look found: 3.10 tells it again as tracing starts)
+                back = seen[1] > 0 and (frame.f_lineno or 0) <= seen[0]
+                seen[0], seen[1] = frame.f_lineno or 0, seen[1] + 1
+                if not back and seen[2] < _TOP_LINES:
+                    return traced
+            elif event == "line" and seen[2] < _TOP_LINES:
+                return traced
+            for each in frames:
+                each.f_trace = None
+            settrace(None)
+            report(state_record(frame, folder))
+        except BaseException:
+            pass
+        return None
+
+    frame = start
+    while frame is not None:
+        frame.f_trace = traced
+        frames.append(frame)
+        frame = None if frame is own else frame.f_back
+    settrace(_untraced)
+
+
+def _untraced(frame, event, arg):
+    """No new frame is traced while a look waits (``_report_at_loop_top``)."""
+    return None
 
 
 def _write(data):
@@ -169,6 +228,23 @@ def _in_folder(path, folder):
     return path[len(prefix) :] if isinstance(path, str) and path.startswith(prefix) else ""
 
 
+def newest_words(kind, text, code):
+    """``text``, an exception's message, in the words of the newest supported Python where older ones
+    word it otherwise, so that a course's hint (``exception_text``) and the grader's advice hold on
+    every Python. ``kind`` is the exception's class, ``code`` that of the frame it was raised in."""
+    if kind is IndexError and code is not None and code.co_name == "choice":
+        random = sys.modules.get("random")  # 3.9 and 3.10: "list index out of range"
+        if code.co_filename == getattr(random, "__file__", None):
+            return "Cannot choose from an empty sequence"
+    if kind is ValueError and text in ("max() arg is an empty sequence", "min() arg is an empty sequence"):
+        return text[:3] + "() iterable argument is empty"  # (before 3.12)
+    old = "empty range for randrange() ("  # before 3.12: "(start, stop, width)"
+    if kind is ValueError and text.startswith(old) and text.endswith(")") and text.count(",") == 2:
+        start, stop, _ = text[len(old) : -1].split(",")
+        return f"empty range in randrange({start.strip()}, {stop.strip()})"
+    return text
+
+
 def crash_record(error, folder):
     """The record of ``error`` ending the program that runs in ``folder``."""
     frames = []
@@ -186,11 +262,14 @@ def crash_record(error, folder):
             frames.append([name, error.lineno, "<module>"])
     kind = type(error)
     builtin = getattr(builtins, kind.__name__, None) is kind
+    innermost = error.__traceback__
+    while innermost is not None and innermost.tb_next is not None:
+        innermost = innermost.tb_next
     return {
         "crash": {
             "type": kind.__name__[:100],
             "builtin": builtin,
-            "text": _text(error),
+            "text": newest_words(kind, _text(error), innermost.tb_frame.f_code if innermost else None),
             "frames": frames[-_MAX_FRAMES:],
         }
     }
