@@ -49,6 +49,10 @@ KERNEL_NUMBERS = {"fd", "fdinfo", "autogroup", "netlink", "ns"}
 # run's network namespace's): the machine's traffic moves them, a run cannot (no socket but a local
 # one, in a network namespace of its own). Stated in docs/security.md as still crossing.
 KERNEL_NUMBERS |= {"softnet_stat"}
+# The machine's counts of TCP sockets (allocated, orphaned, closing) and of TCP and UDP memory pages,
+# in net/sockstat beside the namespace's own counts (sockets used, in use): every connection of the
+# machine moves them, a run cannot (no socket but a local one).
+MACHINE_TCP = re.compile(r"\b(alloc|mem|orphan|tw) \d+")
 
 
 def _run(runner, name: str, stdin: bytes = b""):
@@ -82,7 +86,11 @@ def _seen(output: bytes) -> Dict[str, object]:
         own = key.startswith("files of /proc") and key.rsplit("/", 1)[-1] in CLOCKS_AND_OWN_WORK
         if parts & (KERNEL_NUMBERS | ADDRESSES) or own:
             return
-        flat[key] = _mount_table(value) if key.endswith("mountinfo") and isinstance(value, str) else value
+        if key.endswith("mountinfo") and isinstance(value, str):
+            value = _mount_table(value)
+        elif key.endswith("sockstat") and isinstance(value, str):
+            value = MACHINE_TCP.sub(r"\1 -", value)
+        flat[key] = value
 
     walk(json.loads(output), "")
     return flat
