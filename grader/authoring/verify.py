@@ -40,9 +40,10 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 from grader.authoring.hidden_names import hidden_name_warnings
 from grader.authoring.hint_reach import hint_reach_warnings
 from grader.authoring.known_wrong import WrongSolution, read_wrong_solution
+from grader.course import reference
 from grader.course.layout import Course
 from grader.course.loader import load_course
-from grader.errors import UsageError
+from grader.errors import GraderError, UsageError
 from grader.grade.grading import GradingContext, grade_file
 from grader.grade.mistakes.known_mistakes import MistakeSignature, signature_of
 from grader.model import CaseResult, Task, TaskResult, Verdict
@@ -134,6 +135,17 @@ def full_strength(context: GradingContext) -> GradingContext:
     two time-outs (``quick_feedback`` off), whichever path asks: a signature is the same made by
     ``verify``, ``grade`` or the portal."""
     return replace(context, shrink=False, stop_when_random=False, quick_feedback=False)
+
+
+def answered(task: Task, context: GradingContext) -> Task:
+    """``task`` with its generated cases' expected answers filled in once (``reference.with_answers``),
+    so that grading each known-wrong solution, the stub and the junk does not run the reference
+    solution again for each; ``task`` as it is when the reference cannot answer (each grading then
+    says why, as before)."""
+    try:
+        return reference.with_answers(task, context)
+    except GraderError:
+        return task
 
 
 def grade_beside_reference(
@@ -272,10 +284,11 @@ def verify_course(
     if not telling:
         checked.append("no hidden case's name states its input or expected answer")
     for task in tasks.values():
+        graded = answered(task, context)  # (``task`` itself names the signatures kept for it)
         say(f"{task.id}: reference solution")
-        findings += _check_reference(task, course, context, checked)
+        findings += _check_reference(graded, course, context, checked)
         say(f"{task.id}: stub and junk")
-        findings += _check_rejected(task, course, context, checked)
+        findings += _check_rejected(graded, course, context, checked)
         wrong = wrong_solutions(course, task.id)
         caught: Dict[Tuple[str, str], bool] = {}
         runs: List[Tuple[WrongSolution, TaskResult]] = []
@@ -285,7 +298,7 @@ def verify_course(
             if solution.header_problem:
                 findings.append(Finding(task.id, f"{solution.path} {solution.header_problem}"))
                 continue
-            result = grade_beside_reference(task, solution.path, course, context)
+            result = grade_beside_reference(graded, solution.path, course, context)
             runs.append((solution, result))
             for case in result.cases:
                 caught[(case.case.name, solution.label)] = not case.accepted
