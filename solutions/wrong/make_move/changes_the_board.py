@@ -2,7 +2,6 @@
 # verdict: runtime_error
 # caught-by: the handout: Alice takes 2 objects from row 3
 # says: make_move changed the board; new_board = list(board)
-# hints: new_board = list(board)
 """Exercise 2 of the Nim lab: Making a move
 
 On their turn a player picks one row and takes some objects from it: at least one,
