@@ -62,8 +62,9 @@ def test_a_path_without_return_names_that_path(grade):
     assert "printed" not in case.message
 
 
-def test_return_none_where_an_answer_is_due_is_named(grade):
-    # make_move returns None for an illegal move instead of (a copy of the board, False)
+def test_a_return_none_written_out_is_the_students_answer_and_the_course_hint_says_what_is_due(grade):
+    # make_move returns None for an illegal move instead of (a copy of the board, False): the student
+    # chose None, so "returns nothing" and "print only shows it" would send them the wrong way
     wrong = mutate(
         "make_move",
         "    if row < 1 or row > len(board):\n        return new_board, False\n",
@@ -72,8 +73,18 @@ def test_return_none_where_an_answer_is_due_is_named(grade):
     case = next(
         c for c in grade("make_move", wrong).cases if c.case.name == "row 4 of a board of 3 rows does not exist"
     )
-    assert "Your function make_move returns nothing (None)" in case.message
-    assert "one path through it ends with return None" in case.message and "printed" not in case.message
+    assert "returns nothing" not in case.message, case.message
+    assert "not None" in case.hint, case.hint
+
+
+def test_parse_move_whose_none_means_not_a_move_is_told_about_commas_not_about_return(grade):
+    # parse_move returns None for what is not a move (its contract): one that splits at white space
+    # only gives None for "3,2", and the course's hint about the comma is what explains it
+    wrong = mutate("ui", '    if "," in text:\n', "    if False:\n")
+    result = grade("ui", wrong)
+    case = next(c for c in result.cases if not c.accepted)
+    assert "returns nothing" not in case.message, case.message
+    assert "comma" in (case.hint + case.message).lower(), case.message
 
 
 def test_none_from_a_helper_is_not_blamed_on_the_function_that_returns_it(grade):

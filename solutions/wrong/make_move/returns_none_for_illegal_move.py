@@ -2,6 +2,7 @@
 # student-says: an illegal move gives None instead of a copy of the board and False
 # verdict: wrong_answer
 # caught-by: row 4 of a board of 3 rows does not exist
+# hints: not None
 """Exercise 2 of the Nim lab: Making a move
 
 On their turn a player picks one row and takes some objects from it: at least one,
