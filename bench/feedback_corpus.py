@@ -28,7 +28,7 @@ def main() -> None:
     from grader.grade.grading import grade_file
     from grader.grade.mistakes.known_mistakes import with_known_mistake
     from grader.run.forkserver import best_runner
-    from grader.web.grading_backends import grading_context
+    from grader.web.worker.grading_backends import grading_context
 
     tasks = load_course(PROJECT)
     counts = {"names it": 0, "misleads": 0, "symptom only": 0}

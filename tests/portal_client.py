@@ -30,8 +30,8 @@ def api_hand_in(user: str, task: str, text: str) -> int:
     """``user`` hands ``text`` in as ``task``.py through the API (with a new token); the new row's id."""
     from django.test import Client
 
-    from grader.web import roster as accounts
     from grader.web.models import FirstSignIn
+    from grader.web.site import roster as accounts
 
     FirstSignIn.objects.filter(user__username=user).delete()  # (no token works before a chosen password)
     ((_, token),) = accounts.new_tokens([user])
@@ -45,8 +45,8 @@ def api_get(user: str, path: str):
     """``user`` asks the API for ``path`` (with a new token); the answer's JSON."""
     from django.test import Client
 
-    from grader.web import roster as accounts
     from grader.web.models import FirstSignIn
+    from grader.web.site import roster as accounts
 
     FirstSignIn.objects.filter(user__username=user).delete()  # (no token works before a chosen password)
     ((_, token),) = accounts.new_tokens([user])
@@ -56,8 +56,8 @@ def api_get(user: str, path: str):
 def set_up_portal(folder, roster_csv: str) -> None:
     """Import ``roster_csv`` (written into ``folder``, a module's own) into the session's portal
     (``django_site``) and mark every password as chosen, so no page leads to the password change."""
-    from grader.web import roster as accounts
     from grader.web.models import FirstSignIn
+    from grader.web.site import roster as accounts
 
     path = folder / "roster.csv"
     path.write_text(roster_csv)

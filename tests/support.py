@@ -144,8 +144,8 @@ def grade_portal_queue(runner=None) -> int:
     from dataclasses import replace
 
     from grader.run.forkserver import best_runner
-    from grader.web.dispatcher import drain
-    from grader.web.grading_backends import LocalGrading, grading_context
+    from grader.web.worker.dispatcher import drain
+    from grader.web.worker.grading_backends import LocalGrading, grading_context
 
     if runner is None:
         with best_runner() as started:

@@ -4,8 +4,8 @@ In: a task id and the path of a known-wrong solution. Out: a ``WrongSolution`` w
 declares, or with ``header_problem``, a sentence saying what is wrong with the header (the file
 cannot be read, a line is not ``# key: value`` with a known key, a key comes twice, a value is
 malformed). ``verify`` and the pytest plugin grade with the verdict and caught-by, ``verify`` looks
-at the hints shown to it with ``hints``; the plugin's message check (``wrong_says``) uses the other
-keys.
+at the hints shown to it with ``hints`` (``hint_warnings``: a graded result in, sentences out); the
+plugin's message check (``wrong_says``) uses the other keys.
 
 The header is the comment lines at the top of the file, up to the first line that is not a comment.
 Each is ``# key: value``, with a key of ``KEYS`` (in any letter case, each at most once); a list
@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from grader.model import Verdict
+from grader.model import CaseResult, Task, TaskResult, Verdict
 
 KEYS = ("mistake", "student-says", "verdict", "caught-by", "says", "never-says", "cases", "quick", "xfail", "hints")
 # Keys that only tune the check of what the first failing case's message says.
@@ -184,3 +184,45 @@ def _items(value: str) -> Tuple[str, ...]:
 
 def _lines(keys: List[str]) -> str:
     return " and ".join(f"'# {key}:'" for key in keys)
+
+
+def hint_warnings(task: Task, wrong: WrongSolution, result: TaskResult) -> List[str]:
+    """Sentences for the course's hints shown to a known-wrong solution (``result``, graded on every
+    case) that its header's ``hints`` does not expect: each hint (a known mistake's or a case's) must
+    contain one of its items, ignoring letter case, and each item must be in a hint shown. Empty
+    when every hint fits; a file whose header has a problem is a finding of its own, not looked at."""
+    if wrong.header_problem:
+        return []
+    shown: Dict[str, List[CaseResult]] = {}
+    for case in result.cases:
+        if case.hint and not case.accepted:
+            shown.setdefault(case.hint, []).append(case)
+    expected = [word.lower() for word in wrong.hints]
+    what = f"{wrong.path} ({wrong.mistake or 'a known-wrong solution'})"
+    warnings = []
+    for hint, cases in shown.items():
+        if any(word in hint.lower() for word in expected):
+            continue
+        first = cases[0].case
+        more = f" and {len(cases) - 1} more case{'s' if len(cases) > 2 else ''}" if len(cases) > 1 else ""
+        header = (
+            f"its header's '# hints: {'; '.join(wrong.hints)}'" if wrong.hints else "its header (no '# hints:' line)"
+        )
+        warnings.append(
+            f"{what} is shown the hint {_quoted(hint)} on '{first.name}' (line {first.line} of {task.source}){more}, "
+            f"which {header} does not expect: if the hint is about another mistake, tie it to the failures it "
+            'explains (its verdict, output or pattern, exception, or earlier cases accepted: see "Hints" in '
+            "docs/testcases.md); if it fits this mistake, add words of it to the header's '# hints:' line"
+        )
+    for word in wrong.hints:
+        if not any(word.lower() in hint.lower() for hint in shown):
+            warnings.append(
+                f"{what} expects a hint with '{word}' ('# hints:' line), but no case shows it one: was that hint "
+                "changed, or tied to other failures?"
+            )
+    return warnings
+
+
+def _quoted(text: str, limit: int = 90) -> str:
+    """``text`` in quotes, cut to about ``limit`` characters."""
+    return f"'{text}'" if len(text) <= limit else f"'{text[: limit - 3].rstrip()}...'"

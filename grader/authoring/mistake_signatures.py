@@ -35,13 +35,13 @@ from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from grader.authoring.verify import (
-    answered,
     full_strength,
     grade_beside_reference,
     signatures_of_runs,
     signed,
     wrong_solutions,
 )
+from grader.course import reference
 from grader.course.layout import Course
 from grader.grade.grading import GradingContext
 from grader.grade.mistakes.known_mistakes import MistakeSignature
@@ -139,7 +139,7 @@ def store_signatures(
 
 def _made(course: Path, task: Task, context: GradingContext) -> Tuple[MistakeSignature, ...]:
     strong = full_strength(context)
-    shown = answered(visible_only(task), strong)
+    shown = reference.answered(visible_only(task), strong)
     runs = [
         (w, grade_beside_reference(shown, w.path, course, strong))
         for w in wrong_solutions(course, task.id)

@@ -1,19 +1,18 @@
 """``python -m grader verify``: is the course's test suite right, and does it catch anything?
 
-Checks, for every task of a course folder: the test case file loads; the reference solution in
-``solutions/`` passes every case, twice (an expected answer that depends on chance or time shows
-up as a difference), with room to spare: its answer uses at most half of the case's output limit
-and its run at most half of the time limit, so a correct but wordier or slower student passes too;
-the stub in ``exercises/`` and junk (an empty file, a file that prints
-nothing) are rejected; every known-wrong solution in ``solutions/wrong/<task>/`` gets the verdict
-its header declares and is caught by the cases it names. From the known-wrong runs it builds the
-kill matrix: which cases catch which wrong solutions, the cases that catch none, and the wrong
-solutions that no case catches. It also looks at the names of hidden cases: one that states its
-case's input or expected answer (``hidden_names``) is worth a look, not a failure, since renaming is
-the instructor's call. So is a course hint shown to a known-wrong solution that its header's
-``hints`` does not expect (``hint_warnings``): a hint that names another mistake than the file's;
-and a hint that cannot reach the failures it is about (``hint_reach``: about speed but never shown
-after a time-out, about an endless loop but shown to slow work too, or always beaten by an earlier one).
+Checks, for every task of a course folder: the test case file loads; the reference solution in ``solutions/``
+passes every case, twice (an expected answer that depends on chance or time shows up as a difference), with room
+to spare: its answer uses at most half of the case's output limit and its run at most half of the time limit, so
+a correct but wordier or slower student passes too; the stub in ``exercises/`` and junk (an empty file, a file
+that prints nothing) are rejected; every known-wrong solution in ``solutions/wrong/<task>/`` gets the verdict
+its header declares and is caught by the cases it names. From the known-wrong runs it builds the kill matrix:
+which cases catch which wrong solutions, the cases that catch none, and the wrong solutions that no case
+catches. It also looks at the names of hidden cases: one that states its case's input or expected answer
+(``hidden_names``) is worth a look, not a failure, since renaming is the instructor's call. So is a course hint
+shown to a known-wrong solution that its header's ``hints`` does not expect (``hint_warnings``): a hint that
+names another mistake than the file's; and a hint that cannot reach the failures it is about (``hint_reach``:
+about speed but never shown after a time-out, about an endless loop but shown to slow work too, or always beaten
+by an earlier one).
 
 A known-wrong solution starts with a header of comment lines (``grader.authoring.known_wrong`` reads
 it and says each key)::
@@ -39,11 +38,11 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from grader.authoring.hidden_names import hidden_name_warnings
 from grader.authoring.hint_reach import hint_reach_warnings
-from grader.authoring.known_wrong import WrongSolution, read_wrong_solution
+from grader.authoring.known_wrong import WrongSolution, hint_warnings, read_wrong_solution
 from grader.course import reference
 from grader.course.layout import Course
 from grader.course.loader import load_course
-from grader.errors import GraderError, UsageError
+from grader.errors import UsageError
 from grader.grade.grading import GradingContext, grade_file
 from grader.grade.mistakes.known_mistakes import MistakeSignature, signature_of
 from grader.model import CaseResult, Task, TaskResult, Verdict
@@ -137,17 +136,6 @@ def full_strength(context: GradingContext) -> GradingContext:
     return replace(context, shrink=False, stop_when_random=False, quick_feedback=False)
 
 
-def answered(task: Task, context: GradingContext) -> Task:
-    """``task`` with its generated cases' expected answers filled in once (``reference.with_answers``),
-    so that grading each known-wrong solution, the stub and the junk does not run the reference
-    solution again for each; ``task`` as it is when the reference cannot answer (each grading then
-    says why, as before)."""
-    try:
-        return reference.with_answers(task, context)
-    except GraderError:
-        return task
-
-
 def grade_beside_reference(
     task: Task, source: Path, course: Path, context: GradingContext, earlier: Optional[Dict[str, CaseResult]] = None
 ) -> TaskResult:
@@ -219,48 +207,6 @@ def check_wrong_solution(task: Task, wrong: WrongSolution, result: TaskResult) -
     return problems
 
 
-def hint_warnings(task: Task, wrong: WrongSolution, result: TaskResult) -> List[str]:
-    """Sentences for the course's hints shown to a known-wrong solution (``result``, graded on every
-    case) that its header's ``hints`` does not expect: each hint (a known mistake's or a case's) must
-    contain one of its items, ignoring letter case, and each item must be in a hint shown. Empty
-    when every hint fits; a file whose header has a problem is a finding of its own, not looked at."""
-    if wrong.header_problem:
-        return []
-    shown: Dict[str, List[CaseResult]] = {}
-    for case in result.cases:
-        if case.hint and not case.accepted:
-            shown.setdefault(case.hint, []).append(case)
-    expected = [word.lower() for word in wrong.hints]
-    what = f"{wrong.path} ({wrong.mistake or 'a known-wrong solution'})"
-    warnings = []
-    for hint, cases in shown.items():
-        if any(word in hint.lower() for word in expected):
-            continue
-        first = cases[0].case
-        more = f" and {len(cases) - 1} more case{'s' if len(cases) > 2 else ''}" if len(cases) > 1 else ""
-        header = (
-            f"its header's '# hints: {'; '.join(wrong.hints)}'" if wrong.hints else "its header (no '# hints:' line)"
-        )
-        warnings.append(
-            f"{what} is shown the hint {_quoted(hint)} on '{first.name}' (line {first.line} of {task.source}){more}, "
-            f"which {header} does not expect: if the hint is about another mistake, tie it to the failures it "
-            'explains (its verdict, output or pattern, exception, or earlier cases accepted: see "Hints" in '
-            "docs/testcases.md); if it fits this mistake, add words of it to the header's '# hints:' line"
-        )
-    for word in wrong.hints:
-        if not any(word.lower() in hint.lower() for hint in shown):
-            warnings.append(
-                f"{what} expects a hint with '{word}' ('# hints:' line), but no case shows it one: was that hint "
-                "changed, or tied to other failures?"
-            )
-    return warnings
-
-
-def _quoted(text: str, limit: int = 90) -> str:
-    """``text`` in quotes, cut to about ``limit`` characters."""
-    return f"'{text}'" if len(text) <= limit else f"'{text[: limit - 3].rstrip()}...'"
-
-
 def verify_course(
     course: Path, context: GradingContext, progress: Optional[Callable[[str], None]] = None, only: Sequence[str] = ()
 ) -> VerifyReport:
@@ -284,7 +230,7 @@ def verify_course(
     if not telling:
         checked.append("no hidden case's name states its input or expected answer")
     for task in tasks.values():
-        graded = answered(task, context)  # (``task`` itself names the signatures kept for it)
+        graded = reference.answered(task, context)  # (``task`` itself names the signatures kept for it)
         say(f"{task.id}: reference solution")
         findings += _check_reference(graded, course, context, checked)
         say(f"{task.id}: stub and junk")

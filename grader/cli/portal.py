@@ -192,7 +192,7 @@ def users_command(args) -> int:
     _warn_of_password(args.db)
     server = _web()
     server.prepare(Path(args.data).resolve(), course_folder(args.course).root, args.db)
-    from grader.web import roster
+    from grader.web.site import roster
 
     if args.action == "import":
         written = Path(args.passwords) if args.passwords else None

@@ -40,7 +40,7 @@ MAX_ANSWER_BYTES = 4 * 1024 * 1024
 REQUEST_TIMEOUT_S = 30.0
 STATUSES = ("queued", "running", "done", "error")
 _VERDICTS = frozenset(v.value for v in Verdict)
-# Where a student gets a token: the portal's account page, signed in (``grader.web.account``).
+# Where a student gets a token: the portal's account page, signed in (``grader.web.site.account``).
 _TOKEN_HELP = "make one on the portal's account page (sign in, then Account: /account/)"
 
 

@@ -1,5 +1,5 @@
 """A class list as a CSV file (``username,role[,name,email]``), read the one way both its readers
-need: ``users import`` (``web/roster.py``) and ``grade --roster`` (``classrun/class_roster.py``).
+need: ``users import`` (``web/site/roster.py``) and ``grade --roster`` (``classrun/class_roster.py``).
 
 In: the file's path and how to name it in a sentence. Out: its rows after the header, each with its
 line number and its cells by column name (names and cells stripped, names lower-case); a

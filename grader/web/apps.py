@@ -11,6 +11,6 @@ class PortalConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib.auth.signals import user_logged_in
 
-        from grader.web.login import mark_signed_in
+        from grader.web.site.login import mark_signed_in
 
         user_logged_in.connect(mark_signed_in, dispatch_uid="grader.web.signed_in_at")

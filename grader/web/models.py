@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import models
 
 from grader.counting import ACCEPT, BEST, CHOSEN, LATEST, NOT_COUNTED, PENALTY
@@ -57,7 +58,7 @@ class Submission(models.Model):
     # the task record (``report/records.py``) every mark and export of this row is read from
     record = models.JSONField(default=dict, blank=True)
     # its visible failing cases' input, expected and actual output as its page shows them, bounded
-    # (``landing.kept_outputs``): what a student lands on after handing in, as the report keeps them
+    # (``graded_row.kept_outputs``): what a student lands on after handing in, as the report keeps them
     outputs = models.JSONField(default=list, blank=True)
     error = models.TextField(blank=True)
     # the student chose this one to count for the task (where the course lets students choose)
@@ -228,3 +229,10 @@ class FailedSignIn(models.Model):
 
     key = models.CharField(max_length=80, db_index=True)
     at = models.DateTimeField(db_index=True)
+
+
+def hold(student) -> None:
+    """Make this transaction the only one handing in for ``student`` until it ends. PostgreSQL: lock
+    the student's row (READ COMMITTED reads, after the lock, what the one before wrote). SQLite has
+    no row locks and needs none: the transaction is immediate, so it already is the only writer."""
+    list(get_user_model().objects.select_for_update().filter(pk=student.pk).values_list("pk", flat=True))

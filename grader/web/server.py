@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from grader.errors import UsageError
-from grader.web.grading_process import grading_apart, parent_gone
 from grader.web.settings import configure
+from grader.web.worker.grading_process import grading_apart, parent_gone
 
 log = logging.getLogger("grader.web.server")
 
@@ -153,9 +153,9 @@ def dispatching(plan: Plan) -> Iterator:
     """The dispatcher grading for the portal while the block runs (here, or on Dask); refused
     where the sandbox lacks a protection, unless the plan allows it."""
     from grader.run.forkserver import best_runner
-    from grader.web.course_state import CourseUnavailable, course, course_tasks
-    from grader.web.dispatcher import Dispatcher
-    from grader.web.grading_backends import DaskGrading, backend, grading_context
+    from grader.web.worker.course_state import CourseUnavailable, course, course_tasks
+    from grader.web.worker.dispatcher import Dispatcher
+    from grader.web.worker.grading_backends import DaskGrading, backend, grading_context
 
     try:  # loaded now: the last good course from here on, when its files break later
         course_tasks()

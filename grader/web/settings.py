@@ -121,8 +121,8 @@ def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tup
         ],
         MIDDLEWARE=[
             "grader.web.logs.AccessLog",  # outermost: it sees every answer, errors included
-            "grader.web.failures.ApiErrors",
-            "grader.web.failures.RefuseNul",
+            "grader.web.site.failures.ApiErrors",
+            "grader.web.site.failures.RefuseNul",
             "django.middleware.security.SecurityMiddleware",
             "django.contrib.sessions.middleware.SessionMiddleware",
             "django.middleware.common.CommonMiddleware",
@@ -130,9 +130,9 @@ def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tup
             "django.contrib.auth.middleware.AuthenticationMiddleware",
             "django.contrib.messages.middleware.MessageMiddleware",
             "django.middleware.clickjacking.XFrameOptionsMiddleware",
-            "grader.web.login.SessionAgeMiddleware",
-            "grader.web.login.FirstPasswordMiddleware",
-            "grader.web.login.PolicyMiddleware",
+            "grader.web.site.login.SessionAgeMiddleware",
+            "grader.web.site.login.FirstPasswordMiddleware",
+            "grader.web.site.login.PolicyMiddleware",
         ],
         ROOT_URLCONF="grader.web.urls",
         # logging is the portal's own (``logs``, set up by serve, dispatch and the WSGI module):
@@ -163,7 +163,7 @@ def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tup
         SESSION_EXPIRE_AT_BROWSER_CLOSE=True,
         SESSION_COOKIE_AGE=SESSION_AGE_S,
         # a username is found whatever its letter case (usernames.find_account): ZED signs in as Zed
-        AUTHENTICATION_BACKENDS=["grader.web.login.CaseFreeBackend"],
+        AUTHENTICATION_BACKENDS=["grader.web.site.login.CaseFreeBackend"],
         # every password a person chooses (/password/) is checked: length, common lists, the username
         AUTH_PASSWORD_VALIDATORS=[
             {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -171,9 +171,9 @@ def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tup
             {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
             {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
             # the same checks on the password as NFKC reads it, and no blank padding
-            {"NAME": "grader.web.password_rules.NormalisedPasswordValidator"},
+            {"NAME": "grader.web.site.password_rules.NormalisedPasswordValidator"},
             # no word plus a year or a number (nimlab2024, Summer2023!)
-            {"NAME": "grader.web.password_rules.WordAndNumberValidator"},
+            {"NAME": "grader.web.site.password_rules.WordAndNumberValidator"},
         ],
         SESSION_COOKIE_SAMESITE="Lax",
         CSRF_COOKIE_SAMESITE="Lax",

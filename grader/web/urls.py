@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from grader.web import account, api, failures, login, pages, views_instructor, views_record, views_student
+from grader.web.site import account, api, failures, login, pages, views_instructor, views_record, views_student
 
 # a plain page for the pages' 404 and 500 (the API's are JSON: failures.ApiErrors)
 handler404 = failures.page_not_found

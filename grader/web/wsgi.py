@@ -21,8 +21,8 @@ from pathlib import Path
 
 from grader.course.layout import Course
 from grader.errors import UsageError
-from grader.web.forwarded import ForwardedBy
 from grader.web.settings import configure
+from grader.web.site.forwarded import ForwardedBy
 
 
 def _application():

@@ -71,8 +71,8 @@ def test_the_portal_gives_the_same_marks_as_check(tmp_path, django_site, grade_q
     from django.db import transaction
     from portal_client import api_hand_in
 
-    from grader.web import roster as accounts
     from grader.web.models import AT_ONCE, CourseSetting, Submission
+    from grader.web.site import roster as accounts
 
     roster = tmp_path / "roster.csv"
     roster.write_text("username,role\nsam,student\n")

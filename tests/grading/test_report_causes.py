@@ -235,7 +235,7 @@ def test_one_sentence_with_different_values_is_said_with_the_values_left_out():
 
 
 def test_a_report_of_the_public_cases_only_says_so_in_its_headline():
-    # the portal's report of a hand-in whose hidden cases wait for the deadline (web/hidden_results.py)
+    # the portal's report of a hand-in whose hidden cases wait for the deadline (web/worker/hidden_results.py)
     accepted = _one(Verdict.ACCEPTED, "")
     page = _text(report.bounded_task_page(accepted, public_only=True))
     assert "public cases accepted" in page and "1 of 1 public case accepted" in page

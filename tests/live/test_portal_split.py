@@ -127,7 +127,7 @@ def test_two_web_processes_and_two_dispatchers_grade_each_attempt_once(database)
 
 
 def test_forwarded_headers_are_believed_from_the_proxy_alone():
-    from grader.web.forwarded import ForwardedBy
+    from grader.web.site.forwarded import ForwardedBy
 
     seen = []
     app = ForwardedBy(lambda environ, _: seen.append((environ["REMOTE_ADDR"], environ["wsgi.url_scheme"])), "10.0.0.1")

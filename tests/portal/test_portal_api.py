@@ -23,7 +23,7 @@ from grader.submission.files import MAX_SOURCE_BYTES  # noqa: E402
 def portal(tmp_path_factory):
     from django.test import Client
 
-    from grader.web import roster
+    from grader.web.site import roster
 
     roster_file = tmp_path_factory.mktemp("roster") / "roster.csv"
     roster_file.write_text("username,role,name\nann,student,Ann A\nben,student,Ben B\nteach,instructor,T\n")
@@ -131,7 +131,7 @@ def portal_context(portal, context):
 
 
 def test_a_submission_is_graded_and_hidden_cases_stay_hidden(portal, portal_context):
-    from grader.web.course_state import course_tasks
+    from grader.web.worker.course_state import course_tasks
 
     good = hand_in(portal, "ann", "nim_sum", solution("nim_sum")).json()["id"]
     bad = hand_in(portal, "ben", "nim_sum", mutate("nim_sum", "total = total ^ row", "total = total + row")).json()
@@ -160,7 +160,7 @@ LEAKING = (
 
 
 def test_no_hidden_input_reaches_the_api_or_the_report(portal, portal_context):
-    from grader.web.course_state import course_tasks
+    from grader.web.worker.course_state import course_tasks
 
     number = hand_in(portal, "ben", "nim_sum", LEAKING).json()["id"]
     _grade_all(portal_context)
@@ -196,8 +196,8 @@ def test_regrade_keeps_old_results_until_new_ones_land(portal, portal_context):
 def test_a_result_is_written_only_by_the_attempt_that_holds_the_claim(portal):
     from django.utils import timezone
 
-    from grader.web import queue
     from grader.web.models import Submission, Worker
+    from grader.web.worker import queue
 
     number = hand_in(portal, "ann", "nim_sum", "print(0)").json()["id"]
     queue.say_alive("one", 1, "here")
@@ -218,8 +218,8 @@ def test_a_roster_creates_accounts_once_and_tokens_replace_each_other(portal, tm
     from django.contrib.auth import get_user_model
 
     from grader.errors import UsageError
-    from grader.web import roster
     from grader.web.models import FirstSignIn
+    from grader.web.site import roster
 
     path = tmp_path / "r.csv"
     path.write_text("username,role\ncid,student\nann,instructor\n")
@@ -266,7 +266,7 @@ def test_the_gradescope_export_has_every_students_results(portal, portal_context
     import json
     import zipfile
 
-    from grader.web.course_state import course_tasks
+    from grader.web.worker.course_state import course_tasks
 
     hand_in(portal, "ann", "nim_sum", solution("nim_sum"))
     hand_in(portal, "ben", "nim_sum", mutate("nim_sum", "total = total ^ row", "total = total + row"))
@@ -290,8 +290,8 @@ def test_the_gradescope_export_has_every_students_results(portal, portal_context
 
 
 def test_a_game_is_graded_with_the_students_own_earlier_files(portal, portal_context):
-    from grader.web import queue
     from grader.web.models import Submission
+    from grader.web.worker import queue
 
     alone = hand_in(portal, "ann", "working_game", solution("working_game")).json()["id"]
     for used in ("present_board", "make_move", "optimal_move", "ui"):
@@ -316,8 +316,8 @@ def test_a_forgotten_password_is_replaced_and_the_work_stays(portal):
     from django.contrib.auth import authenticate
 
     from grader.errors import UsageError
-    from grader.web import roster
     from grader.web.models import FirstSignIn, Submission
+    from grader.web.site import roster
 
     number = hand_in(portal, "ben", "nim_sum", "print(0)").json()["id"]
     ((name, password),) = roster.new_passwords(["ben"])
@@ -369,7 +369,7 @@ def test_the_graders_own_failure_under_the_api_is_a_json_500_and_its_traceback_i
 
     from django.test import Client
 
-    from grader.web import api
+    from grader.web.site import api
 
     def failing():
         raise RuntimeError("a fault of the grader's own")

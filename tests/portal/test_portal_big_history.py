@@ -128,7 +128,7 @@ def test_the_marks_picked_among_the_candidates_are_the_rules_over_every_row(peop
     """Random histories: ``counted_work`` (candidates found in the database) against ``pick`` over
     every row, for each course rule and late rule."""
     from grader.counting import BEST, Graded, LateRule, pick, standing
-    from grader.web.class_marks import counted_work
+    from grader.web.marks.class_marks import counted_work
     from grader.web.models import CourseSetting, Submission, TaskPolicy
 
     CourseSetting.objects.update_or_create(pk=1, defaults={"marks_from": marks_from})

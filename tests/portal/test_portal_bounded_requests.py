@@ -36,8 +36,8 @@ HOSTILE = {
 
 @pytest.fixture(scope="module")
 def token(tmp_path_factory):
-    from grader.web import roster
     from grader.web.models import FirstSignIn
+    from grader.web.site import roster
 
     path = tmp_path_factory.mktemp("roster") / "roster.csv"
     path.write_text("username,role\ncarl,student\n")
@@ -111,8 +111,8 @@ def test_a_hand_in_is_stamped_when_it_arrived_not_when_its_turn_came(token):
     busy process): it arrived before the deadline, so it is on time, and stamped as it arrived."""
     from django.utils import timezone
 
-    from grader.web import handin
     from grader.web.models import Submission, TaskPolicy
+    from grader.web.site import handin
 
     arrived = timezone.now()
     TaskPolicy.objects.update_or_create(task="nim_sum", defaults={"deadline": arrived + timedelta(seconds=5)})

@@ -52,7 +52,7 @@ def aged(student, hours=2):
 
 
 def hand_in(student, task, data, companions=()):
-    from grader.web.handin import hand_in as handing_in
+    from grader.web.site.handin import hand_in as handing_in
 
     return handing_in(student, task, data if isinstance(data, bytes) else data.encode(), companions=companions)
 
@@ -181,8 +181,8 @@ def test_a_fresh_hand_in_is_claimed_before_the_classes_owed_regrades_and_each_st
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
-    from grader.web import queue
     from grader.web.models import DONE, Submission
+    from grader.web.worker import queue
 
     long_ago = timezone.now() - datetime.timedelta(hours=5)
     others = [get_user_model().objects.create(username=f"r{n}") for n in range(6)]

@@ -72,13 +72,13 @@ def demo_course(tmp_path, django_site):
 
 
 def _grading(context, course):
-    from grader.web.grading_backends import LocalGrading, grading_context
+    from grader.web.worker.grading_backends import LocalGrading, grading_context
 
     return LocalGrading(grading_context(context.runner, Course(course)))
 
 
 def test_a_changed_data_file_is_read_again(demo_course):
-    from grader.web.course_state import course_tasks
+    from grader.web.worker.course_state import course_tasks
 
     assert course_tasks()["demo"].cases[0].input == "1 2\n"
     _write(demo_course / "testcases" / "demo" / "input.txt", "1 2 3\n")
@@ -86,7 +86,7 @@ def test_a_changed_data_file_is_read_again(demo_course):
 
 
 def test_a_changed_reference_solution_answers_the_generated_cases_again(demo_course, context):
-    from grader.web.course_state import cases_fingerprint, course_tasks
+    from grader.web.worker.course_state import cases_fingerprint, course_tasks
 
     grading = _grading(context, demo_course)
     answered, fingerprint = grading.answered.get(course_tasks(), "demo")
@@ -98,7 +98,7 @@ def test_a_changed_reference_solution_answers_the_generated_cases_again(demo_cou
 
 
 def test_a_changed_checkers_py_grades_the_next_submission(demo_course, context):
-    from grader.web.course_state import course_tasks
+    from grader.web.worker.course_state import course_tasks
 
     grading = _grading(context, demo_course)
 

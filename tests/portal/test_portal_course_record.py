@@ -53,7 +53,7 @@ def set_rule(client, rule, penalty="", deadline=PAST):
 
 def handed_in_at(number: int, moment: datetime) -> None:
     """Pretend submission ``number`` came at ``moment`` (a test cannot wait for a deadline)."""
-    from grader.web.late_work import refresh_late
+    from grader.web.marks.late_work import refresh_late
     from grader.web.models import Submission
 
     Submission.objects.filter(id=number).update(submitted_at=moment)
@@ -77,7 +77,7 @@ def words(page) -> str:
 
 
 def worth() -> float:
-    from grader.web.course_state import course_tasks
+    from grader.web.worker.course_state import course_tasks
 
     return course_tasks()["nim_sum"].max_score
 
@@ -86,7 +86,7 @@ def agree(client, student: str, points: float) -> None:
     """Every export and page counts ``points`` for ``student``'s nim_sum (and the same total)."""
     from django.test import Client
 
-    from grader.web import roster as accounts
+    from grader.web.site import roster as accounts
 
     book = gradebook(client)
     assert float(book[student]["nim_sum"]) == pytest.approx(points)
@@ -233,7 +233,7 @@ def test_a_bad_extension_or_late_rule_is_refused_and_students_cannot_touch_the_r
 
 
 def test_where_the_course_lets_students_choose_the_chosen_submission_counts(grade_queue):
-    from grader.web.policies import store_marks_from
+    from grader.web.marks.policies import store_marks_from
 
     client = teacher()
     right = api_hand_in("rec_ann", "nim_sum", solution("nim_sum"))

@@ -21,7 +21,7 @@ DAY_S = 24 * 3600
 
 @pytest.fixture(scope="module")
 def roster(tmp_path_factory):
-    from grader.web import roster as accounts
+    from grader.web.site import roster as accounts
 
     path = tmp_path_factory.mktemp("roster") / "roster.csv"
     path.write_text("username,role\nann,student\nben,student\nnew,student\n")
@@ -105,7 +105,7 @@ def test_an_attacker_at_one_address_gets_few_checked_guesses_a_day(clock):
 
 
 def test_the_right_password_resets_the_budgets_it_was_counted_against(clock):
-    from grader.web.sign_in_limits import FREE_FAILURES
+    from grader.web.site.sign_in_limits import FREE_FAILURES
 
     for _ in range(FREE_FAILURES):  # the owner's own typos, at their address
         assert sign_in("198.51.100.7", "ben", "typo").status_code == 200
@@ -117,7 +117,7 @@ def test_the_right_password_resets_the_budgets_it_was_counted_against(clock):
 
 def test_an_ipv6_network_is_one_address():
     """A /64 holds more addresses than an attacker could ever use: it is one address for the budgets."""
-    from grader.web.sign_in_limits import FREE_FAILURES
+    from grader.web.site.sign_in_limits import FREE_FAILURES
 
     answers = [sign_in(f"2001:db8:1:2::{n:x}", "ann", "guess").status_code for n in range(FREE_FAILURES + 3)]
     assert answers[: FREE_FAILURES + 1] == [200] * (FREE_FAILURES + 1) and 429 in answers
@@ -131,7 +131,7 @@ def test_the_old_password_at_password_is_throttled_like_a_sign_in():
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from grader.web.sign_in_limits import FREE_FAILURES
+    from grader.web.site.sign_in_limits import FREE_FAILURES
 
     session = Client(REMOTE_ADDR="203.0.113.20")
     session.force_login(get_user_model().objects.get(username="ann"))
@@ -153,7 +153,7 @@ def test_a_right_old_password_with_a_refused_new_one_counts_no_failure():
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from grader.web.sign_in_limits import FREE_FAILURES
+    from grader.web.site.sign_in_limits import FREE_FAILURES
 
     session = Client(REMOTE_ADDR="203.0.113.21")
     session.force_login(get_user_model().objects.get(username="ben"))
@@ -165,7 +165,7 @@ def test_a_right_old_password_with_a_refused_new_one_counts_no_failure():
 def test_no_api_token_works_before_the_first_password_change(roster):
     from django.test import Client
 
-    from grader.web import roster as accounts
+    from grader.web.site import roster as accounts
 
     ((_, token),) = accounts.new_tokens(["new"])  # as `users token new` makes it
     refused = Client().get("/api/tasks", HTTP_AUTHORIZATION=f"Token {token}")

@@ -55,7 +55,7 @@ def _together(send) -> list:
 def test_sign_ins_sent_together_are_counted_one_after_another(owner):
     from django.test import Client
 
-    from grader.web.sign_in_limits import FREE_FAILURES
+    from grader.web.site.sign_in_limits import FREE_FAILURES
 
     def guess():
         return Client(REMOTE_ADDR="203.0.113.30").post("/login/", {"username": "burst_ann", "password": "guess"})
@@ -68,7 +68,7 @@ def test_sign_ins_sent_together_are_counted_one_after_another(owner):
 def test_old_passwords_sent_together_are_counted_one_after_another(owner):
     from django.test import Client
 
-    from grader.web.sign_in_limits import FREE_FAILURES
+    from grader.web.site.sign_in_limits import FREE_FAILURES
 
     sessions = []
     for _ in range(BURST):  # a session each (a stolen cookie copied many times)

@@ -51,7 +51,7 @@ def cluster():
 
 @pytest.fixture
 def grading(cluster, context):
-    from grader.web.grading_backends import DaskGrading, grading_context
+    from grader.web.worker.grading_backends import DaskGrading, grading_context
 
     backend = DaskGrading(cluster.scheduler_address, grading_context(context.runner, COURSE))
     yield backend
@@ -59,14 +59,14 @@ def grading(cluster, context):
 
 
 def hand_in(student, task, text):
-    from grader.web.handin import hand_in as queue_it
+    from grader.web.site.handin import hand_in as queue_it
 
     return queue_it(student, task, text.encode()).row.id
 
 
 def test_the_cluster_grades_a_submission_as_here(student, grading):
-    from grader.web.dispatcher import drain
     from grader.web.models import Submission
+    from grader.web.worker.dispatcher import drain
 
     right = hand_in(student, "exclusive_or", solution("exclusive_or"))
     wrong = hand_in(student, "exclusive_or", solution("exclusive_or").replace("    return 1", "    return 0"))
@@ -79,9 +79,9 @@ def test_the_cluster_grades_a_submission_as_here(student, grading):
 
 
 def test_a_worker_killed_mid_grading_loses_nothing(student, grading, cluster):
-    from grader.web import queue
-    from grader.web.dispatcher import drain, grade_claimed
     from grader.web.models import Submission
+    from grader.web.worker import queue
+    from grader.web.worker.dispatcher import drain, grade_claimed
 
     slow = "import time\ntime.sleep(0.2)\n" + solution("exclusive_or")
     number = hand_in(student, "exclusive_or", slow)
@@ -107,7 +107,7 @@ def test_a_worker_killed_mid_grading_loses_nothing(student, grading, cluster):
 
 def test_an_unreachable_scheduler_is_a_sentence(context):
     from grader.errors import UsageError
-    from grader.web.grading_backends import DaskGrading, grading_context
+    from grader.web.worker.grading_backends import DaskGrading, grading_context
 
     with pytest.raises(UsageError, match="cannot reach the Dask scheduler"):
         DaskGrading("tcp://127.0.0.1:9", grading_context(context.runner, COURSE), timeout_s=2)

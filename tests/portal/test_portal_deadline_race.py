@@ -110,7 +110,7 @@ def set_deadline(teacher, every_task: bool):
 
 
 def hand_in(student):
-    from grader.web.handin import hand_in as handing_in
+    from grader.web.site.handin import hand_in as handing_in
 
     return handing_in(student, "nim_sum", solution("nim_sum").encode())
 
@@ -125,8 +125,8 @@ def finish(*steps: Step) -> None:
 
 @pytest.mark.parametrize("every_task", [False, True], ids=["one task", "every task"])
 def test_a_first_deadline_set_while_a_hand_in_is_in_flight_marks_it_late(monkeypatch, people, every_task):
-    from grader.web import handin
     from grader.web.models import Submission
+    from grader.web.site import handin
 
     student, teacher = people
     reached, go = paused(monkeypatch, handin, "_too_soon")  # the hand-in has read the task's policy
@@ -144,8 +144,8 @@ def test_a_first_deadline_set_while_a_hand_in_is_in_flight_marks_it_late(monkeyp
 
 @pytest.mark.parametrize("every_task", [False, True], ids=["one task", "every task"])
 def test_a_hand_in_while_a_first_deadline_is_being_set_is_marked_by_it(monkeypatch, people, every_task):
-    from grader.web import views_instructor
     from grader.web.models import Submission
+    from grader.web.site import views_instructor
 
     student, teacher = people
     # the deadline is written and the submissions marked by it, not yet committed

@@ -80,7 +80,7 @@ def test_a_404_is_styled_as_the_portals_pages_with_a_way_back():
 def test_a_500_is_styled_with_a_way_back_and_no_traceback():
     from django.test import RequestFactory
 
-    from grader.web.failures import server_error
+    from grader.web.site.failures import server_error
 
     answer = server_error(RequestFactory().get("/tasks/nim_sum/"))
     page = answer.content.decode()
@@ -99,7 +99,7 @@ def shown_text(page: str) -> str:
 
 
 def test_every_time_shown_says_its_zone(grade_queue):
-    from grader.web import queue
+    from grader.web.worker import queue
 
     api_hand_in("ann", "nim_sum", solution("nim_sum"))
     grade_queue()
@@ -124,8 +124,8 @@ def test_every_time_shown_says_its_zone(grade_queue):
 
 
 def test_a_student_counts_their_submissions_of_a_task_from_1():
-    from grader.web.api import document
     from grader.web.models import Submission
+    from grader.web.site.api import document
 
     first = api_hand_in("ann", "nim_sum", "print(0)")
     api_hand_in("ben", "nim_sum", "print(0)")
@@ -194,7 +194,7 @@ def policies():
 def test_one_deadline_and_limits_for_every_task_at_once_all_or_nothing():
     import datetime
 
-    from grader.web.course_state import course_tasks
+    from grader.web.worker.course_state import course_tasks
 
     tasks = set(course_tasks())
     teach = signed_in("teach")

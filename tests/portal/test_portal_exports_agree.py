@@ -47,7 +47,7 @@ def words(page) -> str:
 def term(grade_queue):
     """The class above, graded: nim_sum due in the past with a 20 % penalty; agr_on's hand-in moved
     before the deadline; +3 for agr_adj and agr_both. Returns the instructor's client."""
-    from grader.web.late_work import refresh_late
+    from grader.web.marks.late_work import refresh_late
     from grader.web.models import Submission
 
     teach = signed_in("agr_teach")
@@ -76,8 +76,8 @@ def own_points(student: str) -> float:
 def test_every_export_counts_what_each_students_own_page_shows_and_nothing_is_hidden(term):
     from django.test import Client
 
-    from grader.web import roster as accounts
-    from grader.web.course_state import course_tasks
+    from grader.web.site import roster as accounts
+    from grader.web.worker.course_state import course_tasks
 
     tasks = course_tasks()
     text = term.get("/teach/gradebook.csv").content.decode()

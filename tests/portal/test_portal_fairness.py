@@ -38,11 +38,11 @@ def empty_queue(students):
 
 
 def test_ten_looping_files_delay_anothers_correct_one_by_one_grading_at_most(students, context):
-    from grader.web import queue
-    from grader.web.dispatcher import grade_claimed
-    from grader.web.grading_backends import LocalGrading, grading_context
-    from grader.web.handin import hand_in
     from grader.web.models import Submission
+    from grader.web.site.handin import hand_in
+    from grader.web.worker import queue
+    from grader.web.worker.dispatcher import grade_claimed
+    from grader.web.worker.grading_backends import LocalGrading, grading_context
 
     flooder, other = students
     loops = [hand_in(flooder, "exclusive_or", (LOOPS + f"# {n}\n").encode()).row.id for n in range(10)]

@@ -21,7 +21,7 @@ FRAKTUR = "\U0001d52d\U0001d51e\U0001d530\U0001d530\U0001d534\U0001d52c\U0001d52
 @pytest.fixture
 def newcomer(tmp_path):
     """(username, one-time password) of a new student, as ``users import`` made them."""
-    from grader.web import roster
+    from grader.web.site import roster
 
     path = tmp_path / "roster.csv"
     path.write_text("username,role\nNia,student\n", encoding="utf-8")
@@ -80,7 +80,7 @@ def test_without_the_sign_ins_proof_the_current_password_is_asked(newcomer):
 
 
 def test_the_proof_lasts_a_short_time_only(newcomer):
-    from grader.web.login import PASSWORD_PROVED, PROOF_S
+    from grader.web.site.login import PASSWORD_PROVED, PROOF_S
 
     name, password = newcomer
     client = _signed_in(name, password)

@@ -1,5 +1,5 @@
 """Issue 35, invariant 3: before a student's deadline nothing a program does on a hidden case can
-reach them, because no hidden case runs (``grader/web/hidden_results.py``, the course's default).
+reach them, because no hidden case runs (``grader/web/worker/hidden_results.py``, the course's default).
 
 The attack is the whole class: a program that answers the public cases as the reference does and,
 on any other input, crashes, loops, floods or answers wrongly (chosen by the input, so each hidden
@@ -49,7 +49,7 @@ sys.stdin = io.StringIO(_DATA)
 def _program(hostile: bool) -> str:
     """The reference solution behind a preamble that, when ``hostile``, does something of its own
     on every input that is not a public case's."""
-    from grader.web.course_state import course_tasks
+    from grader.web.worker.course_state import course_tasks
 
     public = sorted(case.input.strip() for case in course_tasks()[TASK].cases if not case.hidden)
     return _PREAMBLE.format(public=public, hostile=hostile) + solution(TASK)
@@ -66,8 +66,8 @@ def watched_queue(context):
     the deadline), grading it all on the session's runner as the portal does."""
     from dataclasses import replace
 
-    from grader.web.dispatcher import drain
-    from grader.web.grading_backends import LocalGrading, grading_context
+    from grader.web.worker.dispatcher import drain
+    from grader.web.worker.grading_backends import LocalGrading, grading_context
 
     given: list = []
 
@@ -89,8 +89,8 @@ def _seen(user: str, number: int) -> dict:
     times), the cases of its page, its report's text and its line on the task page, each with what
     differs between any two gradings (ids, times, the file's own lines) taken out."""
     client = signed_in(user)
-    from grader.web.api import document
     from grader.web.models import Submission
+    from grader.web.site.api import document
 
     shown = document(Submission.objects.get(id=number))
     for key in ("id", "student", "submitted_at", "report_url"):
@@ -165,8 +165,8 @@ def test_when_the_deadline_passes_every_waiting_hand_in_is_graded_in_full(watche
 def test_an_extension_keeps_its_students_hidden_cases_waiting(watched_queue):
     from django.utils import timezone
 
-    from grader.web.hidden_results import release_due
     from grader.web.models import Submission
+    from grader.web.worker.hidden_results import release_due
 
     _set_deadline(timezone.now() + timedelta(days=2))
     theirs = api_hand_in("ann", TASK, _program(hostile=True))
@@ -183,8 +183,8 @@ def test_an_extension_keeps_its_students_hidden_cases_waiting(watched_queue):
 
 
 def test_the_instructor_runs_hidden_cases_at_every_hand_in_and_only_the_instructor(watched_queue):
-    from grader.web.hidden_results import hidden_results
     from grader.web.models import Submission
+    from grader.web.worker.hidden_results import hidden_results
 
     _set_deadline(None)
     waiting = api_hand_in("ann", TASK, _program(hostile=False))

@@ -59,8 +59,8 @@ def program(kind: str) -> str:
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory, grade_queue):
     """Each program handed in by a student of its own and graded: field kind → its row."""
-    from grader.web.handin import hand_in
     from grader.web.models import Submission
+    from grader.web.site.handin import hand_in
 
     set_up_portal(
         tmp_path_factory.mktemp("roster"),

@@ -63,7 +63,7 @@ def test_the_cause_comes_first_then_the_failing_cases_then_the_code(grade_queue)
 
 
 def test_a_failing_visible_case_shows_its_input_expected_and_actual_output(grade_queue):
-    from grader.web.course_state import course_tasks
+    from grader.web.worker.course_state import course_tasks
 
     _, page = graded(grade_queue, ADDS)
     case = next(c for c in course_tasks()["nim_sum"].cases if c.name == "the nim-sum of 1, 3, 5, 7 is 0")
@@ -84,7 +84,7 @@ def test_each_hint_is_said_once_for_the_cases_that_share_it(grade_queue):
 
 
 def test_the_code_starts_after_the_module_docstring_which_one_click_shows():
-    from grader.web.landing import docstring_lines
+    from grader.web.site.landing import docstring_lines
 
     number = api_hand_in("ann", "nim_sum", ADDS)
     end = docstring_lines(ADDS)
@@ -110,13 +110,13 @@ def test_the_code_starts_after_the_module_docstring_which_one_click_shows():
     ],
 )
 def test_what_is_folded_is_the_module_docstring_alone(text, lines):
-    from grader.web.landing import docstring_lines
+    from grader.web.site.landing import docstring_lines
 
     assert docstring_lines(text) == lines
 
 
 def test_a_hidden_case_shows_its_name_verdict_sentence_and_hint_and_nothing_else(grade_queue):
-    from grader.web.course_state import course_tasks
+    from grader.web.worker.course_state import course_tasks
 
     _, page = graded(grade_queue, ADDS)
     hidden = [c for c in course_tasks()["nim_sum"].cases if c.hidden]

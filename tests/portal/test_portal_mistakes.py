@@ -71,8 +71,8 @@ def test_a_mistake_fixed_in_a_later_submission_leaves_the_class_page(grade_queue
 def test_known_mistakes_that_cannot_be_recognised_cost_the_diagnosis_never_the_grading(
     monkeypatch, caplog, grade_queue
 ):
-    from grader.web import grading_backends
     from grader.web.models import Submission
+    from grader.web.worker import grading_backends
 
     def broken(*args, **kwargs):
         raise OSError("the known-wrong folder cannot be read")

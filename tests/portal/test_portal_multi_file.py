@@ -38,7 +38,7 @@ def roster(tmp_path_factory):
 
 
 def token(user: str) -> str:
-    from grader.web import roster as accounts
+    from grader.web.site import roster as accounts
 
     ((_, made),) = accounts.new_tokens([user])
     return made
@@ -293,7 +293,7 @@ def test_submit_warns_when_the_portal_does_not_say_it_took_them(tmp_path, capsys
 def test_no_token_or_password_the_portal_prints_starts_with_a_dash(roster):
     # a token pasted after --token that starts with "-" reads as another option: submit then failed
     # with "argument --token: expected one argument" (1 token in 64)
-    from grader.web import roster as accounts
+    from grader.web.site import roster as accounts
 
     secrets = [accounts.printable_secret(32) for _ in range(3000)] + [accounts.printable_secret(9) for _ in range(3000)]
     assert not [secret for secret in secrets if secret.startswith("-")]

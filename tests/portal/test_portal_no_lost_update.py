@@ -33,7 +33,7 @@ def _queued(student, task="nim_sum"):
 
 
 def _done(claimed, verdict="accepted"):
-    from grader.web import queue
+    from grader.web.worker import queue
 
     assert queue.finish(*claimed, {"status": "done", "verdict": verdict, "score": 1.0})
 
@@ -45,7 +45,8 @@ def _owed(number) -> bool:
 
 
 def test_a_regrade_during_a_grading_is_owed_until_a_grading_started_after_it(student):
-    from grader.web import handin, queue
+    from grader.web.site import handin
+    from grader.web.worker import queue
 
     number = _queued(student)
     first = queue.claim("one")
@@ -60,7 +61,8 @@ def test_a_regrade_during_a_grading_is_owed_until_a_grading_started_after_it(stu
 
 
 def test_every_regrade_during_a_grading_is_owed_and_one_later_grading_satisfies_them_all(student):
-    from grader.web import handin, queue
+    from grader.web.site import handin
+    from grader.web.worker import queue
 
     number = _queued(student)
     first = queue.claim("one")
@@ -74,7 +76,8 @@ def test_every_regrade_during_a_grading_is_owed_and_one_later_grading_satisfies_
 
 
 def test_a_regrade_of_a_row_given_back_or_released_is_still_owed(student):
-    from grader.web import handin, queue
+    from grader.web.site import handin
+    from grader.web.worker import queue
 
     number = _queued(student)
     lost = queue.claim("gone")
@@ -91,7 +94,8 @@ def test_a_regrade_of_a_row_given_back_or_released_is_still_owed(student):
 
 
 def test_a_regrade_of_a_row_not_being_graded_is_owed_once(student):
-    from grader.web import handin, queue
+    from grader.web.site import handin
+    from grader.web.worker import queue
 
     number = _queued(student)
     _done(queue.claim("one"))

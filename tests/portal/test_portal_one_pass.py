@@ -43,10 +43,10 @@ class OrderProbe:
 
 
 def test_the_first_result_shows_the_smaller_input_and_no_visible_run_follows_a_hidden_one(context):
-    from grader.web.course_state import course_tasks as COURSE_TASKS  # noqa: N812
-    from grader.web.dispatcher import drain
-    from grader.web.grading_backends import LocalGrading, grading_context
     from grader.web.models import Submission
+    from grader.web.worker.course_state import course_tasks as COURSE_TASKS  # noqa: N812
+    from grader.web.worker.dispatcher import drain
+    from grader.web.worker.grading_backends import LocalGrading, grading_context
 
     probe = OrderProbe(context.runner)
     grading = LocalGrading(replace(grading_context(probe, COURSE), case_jobs=2))

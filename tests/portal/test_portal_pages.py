@@ -24,7 +24,7 @@ PASSWORD = "a long enough password 1"
 
 @pytest.fixture(scope="module")
 def roster(tmp_path_factory):
-    from grader.web import roster as accounts
+    from grader.web.site import roster as accounts
 
     path = tmp_path_factory.mktemp("roster") / "roster.csv"
     path.write_text("username,role\nann,student\nben,student\nteach,instructor\nnew,student\n")
@@ -112,7 +112,7 @@ def test_failed_sign_ins_are_throttled_with_when_to_retry():
     from django.utils import timezone
 
     from grader.web.models import FailedSignIn
-    from grader.web.sign_in_limits import FREE_FAILURES, MAX_DELAY_S
+    from grader.web.site.sign_in_limits import FREE_FAILURES, MAX_DELAY_S
 
     client = Client()
     for _ in range(FREE_FAILURES + 1):  # the free ones, and the one that starts the delay
@@ -131,7 +131,7 @@ def test_a_session_ends_a_lab_day_after_its_sign_in_however_active():
     from django.conf import settings
     from django.test import Client
 
-    from grader.web.login import SIGNED_IN_AT
+    from grader.web.site.login import SIGNED_IN_AT
 
     client = Client()
     assert client.post("/login/", {"username": "ann", "password": PASSWORD}).status_code == 302
@@ -199,7 +199,7 @@ def test_the_page_refuses_with_the_apis_reasons():
 
 
 def test_nothing_hidden_reaches_a_students_page(grade_queue):
-    from grader.web.course_state import course_tasks
+    from grader.web.worker.course_state import course_tasks
 
     wrong = mutate("nim_sum", "total = total ^ row", "total = total + row")
     number = api_hand_in("ann", "nim_sum", wrong)
@@ -220,7 +220,7 @@ def test_nothing_hidden_reaches_a_students_page(grade_queue):
 def test_text_a_program_controls_shows_every_unseen_character_as_a_marker(grade_queue):
     """The submission page (its cases' messages, the file with its Trojan comment), the report and the
     queue's error: no control, format or separator character as it is, each shown as its marker."""
-    from grader.web import queue
+    from grader.web.worker import queue
 
     crash = api_hand_in("ann", "exclusive_or", UNSEEN_PROGRAM.replace('"MODE"', "'crash'"))
     wrong = api_hand_in("ann", "exclusive_or", UNSEEN_PROGRAM.replace('"MODE"', "'wrong'"))
@@ -280,7 +280,7 @@ def test_a_regrade_of_one_submission_says_it_in_the_singular(grade_queue):
 
 
 def test_the_queue_shows_what_could_not_be_graded():
-    from grader.web import queue
+    from grader.web.worker import queue
 
     number = api_hand_in("ann", "nim_sum", "print(0)")
     assert "None is running" in signed_in("teach").get("/teach/queue/").content.decode()

@@ -21,7 +21,7 @@ from support import mutate, solution  # noqa: E402
 
 @pytest.fixture(scope="module", autouse=True)
 def tokens(tmp_path_factory):
-    from grader.web import roster as accounts
+    from grader.web.site import roster as accounts
 
     path = tmp_path_factory.mktemp("roster") / "roster.csv"
     path.write_text("username,role\nann,student\nben,student\nteach,instructor\n")

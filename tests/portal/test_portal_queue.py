@@ -35,13 +35,13 @@ def queued(student, count=1):
 
 
 def done(number, attempt):
-    from grader.web import queue
+    from grader.web.worker import queue
 
     assert queue.finish(number, attempt, {"status": "done", "verdict": "accepted", "score": 1.0})
 
 
 def test_a_flood_of_one_student_waits_behind_one_grading_of_anothers(students):
-    from grader.web import queue
+    from grader.web.worker import queue
 
     flood = queued(students["q-ann"], 10)
     (other,) = queued(students["q-ben"])
@@ -52,7 +52,7 @@ def test_a_flood_of_one_student_waits_behind_one_grading_of_anothers(students):
 
 
 def test_one_dispatcher_takes_turns_between_students(students):
-    from grader.web import queue
+    from grader.web.worker import queue
 
     flood = queued(students["q-ann"], 3)
     (bens,) = queued(students["q-ben"])
@@ -66,7 +66,7 @@ def test_one_dispatcher_takes_turns_between_students(students):
 
 
 def test_a_student_served_longer_ago_goes_first(students):
-    from grader.web import queue
+    from grader.web.worker import queue
 
     (earlier,) = queued(students["q-ben"])
     done(*queue.claim("only"))  # ben was just served
@@ -76,8 +76,8 @@ def test_a_student_served_longer_ago_goes_first(students):
 
 
 def test_the_claims_of_a_stopped_dispatcher_are_given_back_and_a_live_ones_kept(students):
-    from grader.web import queue
     from grader.web.models import Submission
+    from grader.web.worker import queue
 
     ann, ben = queued(students["q-ann"])[0], queued(students["q-ben"])[0]
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
@@ -94,8 +94,8 @@ def test_the_claims_of_a_stopped_dispatcher_are_given_back_and_a_live_ones_kept(
 
 
 def test_a_result_lost_with_its_worker_is_queued_again(students):
-    from grader.web import queue
     from grader.web.models import Submission
+    from grader.web.worker import queue
 
     (number,) = queued(students["q-ann"])
     claimed = queue.claim("one")
@@ -107,11 +107,11 @@ def test_a_result_lost_with_its_worker_is_queued_again(students):
 
 
 def test_a_unit_lost_with_its_worker_again_and_again_is_the_graders_failure(students):
-    from grader.web import queue
-    from grader.web.course_state import course_tasks
-    from grader.web.dispatcher import MAX_ATTEMPTS, grade_claimed
-    from grader.web.grading_backends import WorkLost
     from grader.web.models import Submission
+    from grader.web.worker import queue
+    from grader.web.worker.course_state import course_tasks
+    from grader.web.worker.dispatcher import MAX_ATTEMPTS, grade_claimed
+    from grader.web.worker.grading_backends import WorkLost
 
     class Lost:  # a cluster whose worker dies under every unit
         where = "nowhere"

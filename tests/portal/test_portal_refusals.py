@@ -23,7 +23,7 @@ PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10\x00\x00\x00\x10\x08\
 
 @pytest.fixture(scope="module")
 def tokens(tmp_path_factory):
-    from grader.web import roster
+    from grader.web.site import roster
 
     path = tmp_path_factory.mktemp("roster") / "roster.csv"
     path.write_text("username,role\nann,student\nben,student\n")

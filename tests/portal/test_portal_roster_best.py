@@ -25,8 +25,8 @@ ROSTER = (
 
 @pytest.fixture(scope="module")
 def roster_file(tmp_path_factory):
-    from grader.web import roster as accounts
     from grader.web.models import FirstSignIn
+    from grader.web.site import roster as accounts
 
     path = tmp_path_factory.mktemp("roster") / "roster.csv"
     path.write_text(ROSTER)
@@ -37,8 +37,8 @@ def roster_file(tmp_path_factory):
 
 @pytest.fixture(autouse=True)
 def fresh(roster_file):
-    from grader.web import roster as accounts
     from grader.web.models import CourseSetting, Submission, TaskPolicy
+    from grader.web.site import roster as accounts
 
     Submission.objects.all().delete()
     TaskPolicy.objects.all().delete()
@@ -54,7 +54,7 @@ def hand_in(user: str, text: str) -> None:
 def regrade_by_api() -> int:
     from django.test import Client
 
-    from grader.web import roster as accounts
+    from grader.web.site import roster as accounts
 
     ((_, token),) = accounts.new_tokens(["teach"])
     answer = Client().post("/api/tasks/nim_sum/regrade", HTTP_AUTHORIZATION=f"Token {token}")
@@ -63,8 +63,8 @@ def regrade_by_api() -> int:
 
 
 def test_a_regrade_queues_the_latest_or_under_best_every_graded_submission(grade_queue):
+    from grader.web.marks.policies import store_marks_from
     from grader.web.models import Submission
-    from grader.web.policies import store_marks_from
 
     hand_in("ann", solution("nim_sum"))
     hand_in("ann", WRONG)
@@ -95,7 +95,7 @@ def test_the_roster_keeps_names_and_emails_and_a_reimport_updates_them(roster_fi
     from django.contrib.auth import get_user_model
 
     from grader.errors import UsageError
-    from grader.web import roster as accounts
+    from grader.web.site import roster as accounts
 
     users = get_user_model().objects
     ann = users.get(username="ann")
@@ -139,14 +139,14 @@ def test_the_portals_gradebooks_end_with_name_email_late_and_adjustments_and_gra
 def api_get_text(path: str) -> str:
     from django.test import Client
 
-    from grader.web import roster as accounts
+    from grader.web.site import roster as accounts
 
     ((_, token),) = accounts.new_tokens(["teach"])
     return Client().get(path, HTTP_AUTHORIZATION=f"Token {token}").content.decode()
 
 
 def test_the_class_page_shows_each_students_name_beside_the_username(roster_file, grade_queue):
-    from grader.web import roster as accounts
+    from grader.web.site import roster as accounts
 
     hand_in("ann", solution("nim_sum"))
     grade_queue()

@@ -55,7 +55,7 @@ UNSIGNABLE = {
 
 
 def _import(tmp_path, rows: str):
-    from grader.web import roster
+    from grader.web.site import roster
 
     path = tmp_path / "roster.csv"
     path.write_text("username,role\n" + rows, encoding="utf-8")

@@ -109,7 +109,7 @@ REFUSALS = [
 def test_a_refused_hand_in_says_why_first_then_the_form_the_submissions_and_the_statement(sent, before, words, status):
     from django.utils.html import escape
 
-    from grader.web.course_state import exercise_statement
+    from grader.web.worker.course_state import exercise_statement
 
     if before is not None:
         before()
@@ -151,7 +151,7 @@ def test_every_list_of_the_tasks_follows_the_handout():
 
 
 def test_the_exercise_list_shows_the_students_total_out_of_the_courses(grade_queue):
-    from grader.web.course_state import course_tasks
+    from grader.web.worker.course_state import course_tasks
 
     tasks = course_tasks()
     whole = sum(task.max_score for task in tasks.values())

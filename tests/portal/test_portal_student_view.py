@@ -42,8 +42,8 @@ def counts_cell(page, task_id: str) -> str:
 
 
 def test_the_pages_name_the_submission_that_counts_and_an_earlier_better_one(grade_queue):
-    from grader.web.course_state import course_tasks
-    from grader.web.policies import store_marks_from
+    from grader.web.marks.policies import store_marks_from
+    from grader.web.worker.course_state import course_tasks
 
     worth = f"{course_tasks()['nim_sum'].max_score:g}"
     api_hand_in("ann", "nim_sum", solution("nim_sum"))
@@ -70,8 +70,8 @@ def test_the_pages_name_the_submission_that_counts_and_an_earlier_better_one(gra
 
 
 def test_the_exercises_follow_the_handout_with_deadlines_and_points():
-    from grader.web.course_state import course_tasks, handout_order
     from grader.web.models import TaskPolicy
+    from grader.web.worker.course_state import course_tasks, handout_order
 
     tasks = course_tasks()
     assert list(tasks) == HANDOUT  # the course loads them in the handout's order (course/handout.py)
@@ -87,7 +87,7 @@ def test_the_exercises_follow_the_handout_with_deadlines_and_points():
 def test_the_handout_order_falls_back_to_the_courses_for_unnumbered_stubs(tmp_path):
     from django.test import override_settings
 
-    from grader.web.course_state import exercise_statement, handout_order
+    from grader.web.worker.course_state import exercise_statement, handout_order
 
     (tmp_path / "exercises").mkdir()
     (tmp_path / "exercises" / "b.py").write_text('"""Exercise 2 of the lab: <b> & co"""\n')
@@ -102,7 +102,7 @@ def test_the_handout_order_falls_back_to_the_courses_for_unnumbered_stubs(tmp_pa
 def test_the_task_page_states_the_exercise_and_counts_its_cases():
     from django.utils.html import escape
 
-    from grader.web.course_state import course_tasks, exercise_statement
+    from grader.web.worker.course_state import course_tasks, exercise_statement
 
     task = course_tasks()["nim_sum"]
     hidden = sum(1 for case in task.cases if case.hidden)
@@ -127,7 +127,7 @@ def test_a_student_reads_their_file_with_line_numbers_and_no_one_else_does():
 
 
 def test_a_long_file_is_shown_up_to_its_bound_and_says_so():
-    from grader.web.views_student import SHOWN_LINES, source_lines
+    from grader.web.site.views_student import SHOWN_LINES, source_lines
 
     shown = source_lines("".join(f"x = {n}\n" for n in range(SHOWN_LINES + 5)).encode())
     assert shown["cut"] and shown["total"] == SHOWN_LINES + 5 and len(shown["lines"]) == SHOWN_LINES

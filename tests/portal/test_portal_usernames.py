@@ -31,7 +31,7 @@ IDS = [f"{kept}-as-{typed}" for kept, typed in SPELLINGS]
 
 
 def _import(tmp_path, rows: str, header: str = "username,role"):
-    from grader.web import roster
+    from grader.web.site import roster
 
     path = tmp_path / "roster.csv"
     path.write_text(f"{header}\n{rows}", encoding="utf-8")
@@ -64,7 +64,7 @@ def test_a_roster_name_signs_in_whatever_its_letter_case(tmp_path, kept, typed):
 def test_every_spelling_counts_its_wrong_passwords_against_the_one_account(tmp_path, kept, typed):
     from django.contrib.auth import get_user_model
 
-    from grader.web.sign_in_limits import account_key
+    from grader.web.site.sign_in_limits import account_key
 
     _import(tmp_path, f"{kept},student\n")
     own = f"user:{get_user_model().objects.get(username=kept).pk}"
@@ -98,7 +98,7 @@ def test_two_roster_rows_differing_only_in_case_are_a_sentence_naming_both_lines
 
 @pytest.mark.parametrize("kept, typed", SPELLINGS, ids=IDS)
 def test_users_token_and_users_password_find_the_account_and_name_it_as_it_is(tmp_path, kept, typed):
-    from grader.web import roster
+    from grader.web.site import roster
 
     _import(tmp_path, f"{kept},student\n")
     ((named, token),) = roster.new_tokens([typed])
@@ -140,7 +140,7 @@ def test_accounts_made_before_the_rule_that_differ_in_case_keep_their_exact_name
         client, answer = _sign_in(name, f"{name} horse battery")
         assert answer.status_code == 302 and answer.wsgi_request.user.get_username() == name
     assert _sign_in("KIM", "Kim horse battery")[1].status_code == 200
-    from grader.web import roster
+    from grader.web.site import roster
 
     with pytest.raises(UsageError) as refused:
         roster.new_tokens(["KIM"])

@@ -50,7 +50,7 @@ def set_rule(client, rule, penalty="", deadline=PAST):
 
 def on_time(number: int) -> None:
     """Pretend submission ``number`` came before the deadline (a test cannot wait for one)."""
-    from grader.web.late_work import refresh_late
+    from grader.web.marks.late_work import refresh_late
     from grader.web.models import Submission
 
     Submission.objects.filter(id=number).update(submitted_at=datetime(2020, 1, 1, tzinfo=timezone.utc))
@@ -83,8 +83,8 @@ def test_a_regrade_queues_the_on_time_submission_that_counts_when_late_work_does
 
 
 def test_a_regrade_queues_the_graded_submission_that_counts_when_the_latest_could_not_be_graded(grade_queue):
-    from grader.web.handin import regrade_ids
     from grader.web.models import ERROR, Submission
+    from grader.web.site.handin import regrade_ids
 
     graded = api_hand_in("red_ann", "nim_sum", WRONG)
     broken = api_hand_in("red_ann", "nim_sum", WRONG)
@@ -110,8 +110,8 @@ def test_the_task_page_says_the_students_own_deadline_after_an_extension():
 
 def test_choosing_late_work_that_does_not_count_is_refused_not_announced_as_counting(grade_queue):
     """The student was told "Your submission #2 of nim_sum now counts." while #1 (on time) did."""
+    from grader.web.marks.policies import store_marks_from
     from grader.web.models import Submission
-    from grader.web.policies import store_marks_from
 
     _, late = early_wrong_late_right(grade_queue)
     store_marks_from("chosen")
@@ -151,8 +151,8 @@ def test_a_student_with_only_an_adjustment_is_not_told_none_of_theirs_may_count(
 def test_late_work_that_does_not_count_is_not_accepted_on_the_class_overview(grade_queue):
     """An accepted late submission under "not counted" earns 0 but kept its green "accepted":
     a student with nothing counted was "all accepted" and never among those to help first."""
-    from grader.web.class_marks import class_marks
-    from grader.web.course_state import course_tasks
+    from grader.web.marks.class_marks import class_marks
+    from grader.web.worker.course_state import course_tasks
 
     client = teacher()
     set_rule(client, "not_counted")

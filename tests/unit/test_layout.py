@@ -86,6 +86,31 @@ def test_the_portal_shares_grade_and_report_and_nothing_of_the_class_run():
     assert not found, "\n".join(sorted(found))
 
 
+# The portal's parts (docs/architecture.md): the site may import the worker and the marks, the worker
+# the marks, the marks neither; what the portal keeps (models, the stored result) imports none of
+# them. Only the modules that assemble the portal (its settings, addresses, app, WSGI and serve) do.
+WEB_PARTS = {"marks": set(), "worker": {"marks"}, "site": {"worker", "marks"}}
+WEB_ASSEMBLY = {"grader.web.apps", "grader.web.settings", "grader.web.urls", "grader.web.wsgi", "grader.web.server"}
+
+
+def _web_part(module: str) -> str:
+    parts = module.split(".")
+    return parts[2] if len(parts) > 3 and parts[:2] == ["grader", "web"] and parts[2] in WEB_PARTS else ""
+
+
+def test_the_portals_site_worker_and_marks_import_only_as_drawn():
+    crossing = []
+    for module, imported in _imports().items():
+        if _stage(module) != "web" or module in WEB_ASSEMBLY:
+            continue
+        allowed = WEB_PARTS.get(_web_part(module), set())
+        for name in imported:
+            part = _web_part(name)
+            if part and part != _web_part(module) and part not in allowed:
+                crossing.append(f"{module} imports {name}")
+    assert not crossing, "\n".join(sorted(crossing))
+
+
 def test_every_module_is_on_a_floor():
     stages = {_stage(module) for module in _imports() if _stage(module)}
     assert stages <= set(FLOOR), f"place these in FLOORS and docs/architecture.md: {sorted(stages - set(FLOOR))}"

@@ -28,16 +28,16 @@ from django.views.decorators.csrf import csrf_exempt
 from grader.report.exports import gradebook_csv
 from grader.report.pages import MESSAGE_CHARS
 from grader.report.shown import clipped
-from grader.web.class_marks import class_marks, roster_people
-from grader.web.companions import file_names, names_by_submission
-from grader.web.course_state import CourseUnavailable, course_tasks
-from grader.web.gradescope_export import gradescope_zip
-from grader.web.handin import hand_in, read_upload, read_uploads
-from grader.web.handin import regrade as regrade_task
-from grader.web.landing import cause_line
+from grader.web.marks.class_marks import class_marks, roster_people
+from grader.web.marks.gradescope_export import gradescope_zip
+from grader.web.marks.policies import whole_number
 from grader.web.models import DONE, QUEUED, ApiToken, FirstSignIn, Submission
-from grader.web.policies import whole_number
+from grader.web.site.companions import file_names, names_by_submission
+from grader.web.site.handin import hand_in, read_upload, read_uploads
+from grader.web.site.handin import regrade as regrade_task
+from grader.web.site.landing import cause_line
 from grader.web.usernames import find_account
+from grader.web.worker.course_state import CourseUnavailable, course_tasks
 
 PAGE_SIZE, MAX_PAGE_SIZE = 50, 200  # submissions in one answer of GET /api/submissions
 _LARGEST_ID = 2**63 - 1  # a submission's id is a 64-bit integer in every database

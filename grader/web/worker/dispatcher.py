@@ -31,16 +31,15 @@ from grader.grade.unit_of_work import StudentWork
 from grader.model import Task
 from grader.report import pages as report
 from grader.safe_text import for_database
-from grader.web import queue
-from grader.web.course_state import CourseUnavailable, course_tasks
-from grader.web.grading_backends import Grading, WorkLost
-from grader.web.hidden_results import hidden_wait, public_task, public_verdict, release_due, with_hidden_waiting
-from grader.web.landing import kept_outputs
+from grader.web.graded_row import REPORT_LINKS, kept_outputs
 from grader.web.models import ERROR, Submission
-from grader.web.pages import REPORT_LINKS
 from grader.web.row_records import row_fields
+from grader.web.worker import queue
+from grader.web.worker.course_state import CourseUnavailable, course_tasks
+from grader.web.worker.grading_backends import Grading, WorkLost
+from grader.web.worker.hidden_results import hidden_wait, public_task, public_verdict, release_due, with_hidden_waiting
 
-log = logging.getLogger("grader.web.dispatcher")
+log = logging.getLogger("grader.web.worker.dispatcher")
 
 
 def unit_of(row: Submission, task: Task) -> StudentWork:

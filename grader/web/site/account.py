@@ -17,7 +17,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from grader.web.models import ApiToken
-from grader.web.roster import new_passwords, new_token
+from grader.web.site.roster import new_passwords, new_token
 from grader.web.usernames import accounts_named, ambiguity
 
 

@@ -29,12 +29,12 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import signing
 
-from grader.web.sign_in_limits import Budget, pair_budget
+from grader.web.site.sign_in_limits import Budget, pair_budget
 
 KNOWN_COOKIE = "nim_known_browser"
 KNOWN_DAYS = 120  # a term
 KNOWN_ALL_FREE = 10  # failures all the account's known browsers together make before theirs wait too
-_SALT = "grader.web.known_browsers"
+_SALT = "grader.web.site.known_browsers"
 
 
 def _password_mark(user) -> str:

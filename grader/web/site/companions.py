@@ -18,8 +18,8 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Uni
 from grader.model import Task
 from grader.submission.files import MAX_SOURCE_BYTES
 from grader.submission.wrong_file import refusal_in_course
-from grader.web.course_state import course
 from grader.web.models import SubmissionFile
+from grader.web.worker.course_state import course
 
 Sent = Union[Mapping[str, Optional[bytes]], Iterable[Tuple[str, Optional[bytes]]]]
 

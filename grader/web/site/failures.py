@@ -24,7 +24,7 @@ from html import escape
 from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 
-from grader.web.course_state import CourseUnavailable
+from grader.web.worker.course_state import CourseUnavailable
 
 _SENTENCES = {
     400: "the request could not be read, or names a host this portal does not answer to",

@@ -23,8 +23,8 @@ from django.db.models.functions import Coalesce, RowNumber
 from grader.counting import BEST, Adjusted, Graded, LateRule, Standing, counted_points, pick, standing
 from grader.marks import CaseTally, StudentMarks, Tallies, marks_of
 from grader.model import Task, TaskResult
+from grader.web.marks.policies import marks_from
 from grader.web.models import DONE, Adjustment, Submission, TaskPolicy
-from grader.web.policies import marks_from
 from grader.web.row_records import row_result
 
 

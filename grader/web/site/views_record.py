@@ -15,11 +15,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from grader.marks import plain_number
-from grader.web.class_marks import student_marks
-from grader.web.course_state import course_tasks, handout_order
-from grader.web.hidden_results import release_due
-from grader.web.history import before_id, numbers, page
-from grader.web.late_work import (
+from grader.web.marks.class_marks import student_marks
+from grader.web.marks.late_work import (
     EVERY_TASK,
     late_change_words,
     parse_adjustment,
@@ -27,11 +24,14 @@ from grader.web.late_work import (
     store_adjustment,
     store_extension,
 )
+from grader.web.marks.policies import shown_deadline
 from grader.web.models import Adjustment, Extension, Submission, TaskPolicy
-from grader.web.policies import shown_deadline
+from grader.web.site.history import before_id, numbers, page
+from grader.web.site.views_instructor import staff_required
+from grader.web.site.views_student import line
 from grader.web.usernames import find_account
-from grader.web.views_instructor import staff_required
-from grader.web.views_student import line
+from grader.web.worker.course_state import course_tasks, handout_order
+from grader.web.worker.hidden_results import release_due
 
 
 def _student(username: str):

@@ -31,15 +31,15 @@ from django.views.decorators.http import require_http_methods, require_POST
 from grader.marks import plain_number
 from grader.model import Verdict
 from grader.safe_text import for_page, plural
-from grader.web.class_marks import student_marks
-from grader.web.companions import file_names, names_taken
-from grader.web.course_state import course_tasks, exercise_statement, handout_order
-from grader.web.handin import hand_in, read_upload, read_uploads
-from grader.web.hidden_results import hidden_words
-from grader.web.history import LISTED, before_id, numbers, page
-from grader.web.landing import docstring_lines, landing
+from grader.web.marks.class_marks import student_marks
+from grader.web.marks.policies import deadline_for, limits_in_words, marks_from
 from grader.web.models import CHOSEN, DONE, ERROR, NOT_COUNTED, Submission, SubmissionFile, TaskPolicy
-from grader.web.policies import deadline_for, limits_in_words, marks_from
+from grader.web.site.companions import file_names, names_taken
+from grader.web.site.handin import hand_in, read_upload, read_uploads
+from grader.web.site.history import LISTED, before_id, numbers, page
+from grader.web.site.landing import docstring_lines, landing
+from grader.web.worker.course_state import course_tasks, exercise_statement, handout_order
+from grader.web.worker.hidden_results import hidden_words
 
 SHOWN_LINES = 2000  # a handed-in file longer than this is shown cut on its page (the file link has it all)
 

@@ -21,9 +21,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from grader.safe_text import for_terminal, plural
-from grader.web.handin import hold
-from grader.web.models import Adjustment, Extension, Submission, TaskPolicy
-from grader.web.policies import parse_deadline
+from grader.web.marks.policies import parse_deadline
+from grader.web.models import Adjustment, Extension, Submission, TaskPolicy, hold
 
 EVERY_TASK = "*"  # the task field's value for "every task"
 MAX_POINTS = 10_000  # an adjustment larger than any task is a typo
@@ -105,7 +104,7 @@ def parse_extension(form, known) -> Union[Change, str]:
 def store_extension(student, change: Change, by: str) -> Tuple[int, int]:
     """Grant (or, with no deadline, take back) ``student``'s extension of each task, then mark
     their submissions late or not by it (``refresh_late``'s counts). Holds the student as a hand-in
-    does (``handin.hold``): a hand-in at the same moment is marked by one deadline or the other,
+    does (``models.hold``): a hand-in at the same moment is marked by one deadline or the other,
     never left stale."""
     with transaction.atomic():
         hold(student)

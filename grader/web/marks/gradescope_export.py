@@ -27,7 +27,7 @@ from grader.marks import marks_of
 from grader.model import Task
 from grader.report.exports import gradescope
 from grader.safe_text import for_spreadsheet
-from grader.web.class_marks import class_results
+from grader.web.marks.class_marks import class_results
 from grader.web.usernames import export_folders
 
 _INDEX = "students.csv"  # whose each folder is, when some folder is not its student's username

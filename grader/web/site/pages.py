@@ -1,6 +1,6 @@
 """The portal's HTML pages. For now: a submission's report, the page ``check`` writes for its task.
 
-Its top links lead back to the submission's page and to the student's exercises (``REPORT_LINKS``,
+Its top links lead back to the submission's page and to the student's exercises (``graded_row.REPORT_LINKS``,
 where ``check``'s page links the ``index.html`` beside it); a report kept before those links, whose
 "All tasks" is ``index.html`` beside the report, is led to the exercises by ``report_index``.
 Served to its student (signed in, or with their API token) and to instructors; another student's,
@@ -14,11 +14,9 @@ from __future__ import annotations
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpResponse, HttpResponseRedirect
 
-from grader.web.api import token_user
 from grader.web.models import DONE, Submission
+from grader.web.site.api import token_user
 
-# The report's links back, relative to /submissions/N/report: that submission's page, the exercises.
-REPORT_LINKS = (("./", "← This submission"), ("/", "All tasks"))
 REPORT_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
 
 

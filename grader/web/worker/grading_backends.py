@@ -25,9 +25,9 @@ from grader.grade.grading import GradingContext
 from grader.grade.mistakes.known_mistakes import MistakeSignature
 from grader.grade.unit_of_work import StudentWork, WorkerSetup, grade_remote, grade_work
 from grader.model import Task, TaskResult
-from grader.web.course_state import cases_fingerprint
+from grader.web.worker.course_state import cases_fingerprint
 
-log = logging.getLogger("grader.web.dispatcher")
+log = logging.getLogger("grader.web.worker.dispatcher")
 
 
 class WorkLost(Exception):

@@ -1,7 +1,7 @@
 """A submission's page as its student lands on it after handing in: the cause first, then the facts.
 
 In: a graded row (``Submission``) and its course task (``landing``); a graded ``TaskResult``
-(``kept_outputs``: what the row keeps of its visible failures, at grading); a handed-in file's text
+(``graded_row.kept_outputs`` kept what the row holds of its visible failures, at grading); a handed-in file's text
 (``docstring_lines``). Out: ``Landing``, what ``web/submission.html`` shows of the cases, built from
 the row's task record (``row_records.row_result``), so a hidden case is shown as the record keeps
 it (``CaseResult.concealed``: its name, verdict, fixed sentence and hint, nothing else).
@@ -26,49 +26,13 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from grader.model import CaseResult, Task, TaskResult, Verdict
 from grader.report import pages as report
 from grader.report.causes import Cause, said_at_top
-from grader.report.shown import Shown, ShownLine, shown_lines
+from grader.report.shown import ShownLine
 from grader.safe_text import for_page
+from grader.web.graded_row import LANDING
 from grader.web.row_records import row_result
 
-# What the page shows of an input or output: a few lines, and those around the first difference.
-LANDING = Shown(head_lines=6, context_lines=2, tail_lines=1, line_chars=160, text_chars=600)
-KEPT_FAILURES = 40  # visible failing cases whose outputs a row keeps (the full report has every case)
 SHOWN_PER_HINT = 1  # visible cases of one hint shown open; the others are one click away
 FOLDED_DOCSTRING = 5  # a module docstring of this many lines or more is folded away above the code
-
-
-def kept_outputs(result: TaskResult) -> List[Dict[str, Any]]:
-    """What a graded row keeps for its page: for each visible case that ran and was not accepted
-    (the first ``KEPT_FAILURES``), its name and its input, expected output (None when several
-    answers are right) and actual output as lines to show (``LANDING``: the first difference
-    marked), whether the output is a game's transcript, and the grader's note on it. Never a
-    hidden case's anything; nothing when the file did not run."""
-    if result.problem is not None:
-        return []
-    kept: List[Dict[str, Any]] = []
-    for case in result.cases:
-        if case.case.hidden or case.accepted or case.verdict is Verdict.NOT_RUN:
-            continue
-        diff = case.difference
-        line, column = (diff.line, diff.column) if diff else (0, 0)
-        expected = shown_lines(case.expected, line, column, LANDING) if case.case.expected else None
-        kept.append(
-            {
-                "name": case.case.name,
-                "input": _stored(shown_lines(case.case.input, shown=LANDING)),
-                "expected": _stored(expected) if expected is not None else None,
-                "actual": _stored(shown_lines(case.actual, line, column, LANDING)),
-                "game": case.game,
-                "note": case.actual_note,
-            }
-        )
-        if len(kept) == KEPT_FAILURES:
-            break
-    return kept
-
-
-def _stored(lines: Sequence[ShownLine]) -> list:
-    return [[s.number, s.before, s.marked, s.after, s.differs, s.gap] for s in lines]
 
 
 def _lines(value) -> Optional[Tuple[ShownLine, ...]]:

@@ -26,9 +26,9 @@ from django.db.models import Q
 from django.utils import timezone
 
 from grader.model import CaseResult, Task, TaskResult, Verdict
-from grader.web import queue
+from grader.web.marks.policies import deadline_for, shown_deadline
 from grader.web.models import AFTER_DEADLINE, AT_ONCE, DONE, CourseSetting, Extension, Submission, TaskPolicy
-from grader.web.policies import deadline_for, shown_deadline
+from grader.web.worker import queue
 
 
 @dataclass(frozen=True)

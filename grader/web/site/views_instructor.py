@@ -27,16 +27,10 @@ from django.views.decorators.http import require_http_methods, require_POST
 from grader.report.exports import gradebook_csv
 from grader.report.pages import class_html
 from grader.safe_text import for_page, plural
-from grader.web.class_marks import class_marks, counted_in_words, roster_people
-from grader.web.course_state import course_problem, course_tasks
-from grader.web.gradescope_export import gradescope_zip
-from grader.web.handin import only_latest, regrade_ids, regrade_words
-from grader.web.handin import regrade as regrade_task
-from grader.web.hidden_results import hidden_results, parse_hidden_results, release_due, store_hidden_results
-from grader.web.late_work import late_change_words, refresh_late
-from grader.web.models import AT_ONCE, BEST, CHOSEN, DONE, ERROR, Submission
-from grader.web.pages import REPORT_POLICY
-from grader.web.policies import (
+from grader.web.marks.class_marks import class_marks, counted_in_words, roster_people
+from grader.web.marks.gradescope_export import gradescope_zip
+from grader.web.marks.late_work import late_change_words, refresh_late
+from grader.web.marks.policies import (
     marks_from,
     max_stored_bytes,
     max_waiting,
@@ -54,7 +48,13 @@ from grader.web.policies import (
     store_max_stored,
     store_max_waiting,
 )
-from grader.web.queue import live_workers
+from grader.web.models import AT_ONCE, BEST, CHOSEN, DONE, ERROR, Submission
+from grader.web.site.handin import only_latest, regrade_ids, regrade_words
+from grader.web.site.handin import regrade as regrade_task
+from grader.web.site.pages import REPORT_POLICY
+from grader.web.worker.course_state import course_problem, course_tasks
+from grader.web.worker.hidden_results import hidden_results, parse_hidden_results, release_due, store_hidden_results
+from grader.web.worker.queue import live_workers
 
 
 def staff_required(view):

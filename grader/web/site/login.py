@@ -49,9 +49,9 @@ from django.contrib.auth.views import redirect_to_login
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 
-from grader.web import known_browsers
 from grader.web.models import ApiToken, FirstSignIn
-from grader.web.sign_in_limits import Reservation, account_key, address_failed, forget_old, reserve, settle
+from grader.web.site import known_browsers
+from grader.web.site.sign_in_limits import Reservation, account_key, address_failed, forget_old, reserve, settle
 from grader.web.usernames import find_account
 
 SIGNED_IN_AT = "signed_in_at"  # the session's key: when its user signed in (seconds since the epoch)

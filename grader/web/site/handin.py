@@ -33,19 +33,14 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import List, Optional, Sequence, Tuple
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
 from grader.safe_text import plural
 from grader.submission.files import MAX_SOURCE_BYTES
 from grader.submission.wrong_file import refusal_in_course
-from grader.web import companions as others
-from grader.web import queue
-from grader.web.class_marks import counted_work
-from grader.web.course_state import course, course_tasks
-from grader.web.models import BEST, CHOSEN, DONE, LATEST, Submission, TaskPolicy
-from grader.web.policies import (
+from grader.web.marks.class_marks import counted_work
+from grader.web.marks.policies import (
     deadline_for,
     locked_policy,
     marks_from,
@@ -55,6 +50,10 @@ from grader.web.policies import (
     stored_bytes,
     waiting_count,
 )
+from grader.web.models import BEST, CHOSEN, DONE, LATEST, Submission, TaskPolicy, hold
+from grader.web.site import companions as others
+from grader.web.worker import queue
+from grader.web.worker.course_state import course, course_tasks
 
 # When to try again after a refusal for too many waiting (a guess: a grading takes seconds).
 WAITING_RETRY_S = 10
@@ -124,13 +123,6 @@ def _over_budget(student, task_id: str, kept: int) -> Optional[HandIn]:
                 f"in {task_id}.py without what made it large, or ask your instructor to raise the limit",
             )
     return None
-
-
-def hold(student) -> None:
-    """Make this transaction the only one handing in for ``student`` until it ends. PostgreSQL: lock
-    the student's row (READ COMMITTED reads, after the lock, what the one before wrote). SQLite has
-    no row locks and needs none: the transaction is immediate, so it already is the only writer."""
-    list(get_user_model().objects.select_for_update().filter(pk=student.pk).values_list("pk", flat=True))
 
 
 def read_upload(upload) -> Optional[bytes]:
