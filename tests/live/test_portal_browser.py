@@ -243,7 +243,7 @@ def test_an_instructor_sees_the_class_and_regrades(site, browser, size):
     shows(browser, "queued for grading again (old results stay until then)")
     fits(browser)
     browser.find_element("id", "id_deadline_all").send_keys("2099-12-01 23:59")
-    browser.find_element("css selector", "button[aria-label='Save the limits of every task']").click()
+    browser.find_element("css selector", "#every-task button[type=submit]").click()
     shows(browser, "Every task (9 tasks): limits and deadline saved.")
     assert browser.find_element("id", "id_deadline_make_move").get_attribute("value") == "2099-12-01 23:59"
     fits(browser)
