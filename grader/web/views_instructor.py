@@ -27,6 +27,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from grader.report.exports import gradebook_csv
 from grader.report.pages import class_html
 from grader.safe_text import for_page, plural
+from grader.web import publishing
 from grader.web.class_marks import class_marks, counted_in_words, roster_people
 from grader.web.course_state import course_problem, course_tasks
 from grader.web.gradescope_export import gradescope_zip
@@ -103,6 +104,7 @@ def teach(request, problem: str = "", status: int = 200):
         "max_stored_mib": max_stored_bytes() // (1024 * 1024),
         "problem": problem,
         "course_problem": course_problem(),
+        "publishing": publishing.shown(tasks),
         "students": list(students),
         "waiting": _pending().count(),
         "errors": Submission.objects.filter(status=ERROR).count(),
@@ -230,6 +232,19 @@ def queue(request):
         ],
     }
     return render(request, "web/queue.html", context)
+
+
+@require_POST
+@staff_required
+def publish(request):
+    """Publish the course folder's edits (``publishing``: verify on the changed tasks first), then back
+    to /teach/, which says the version now live or why the live one stays. A regrade is offered there,
+    never run."""
+    outcome = publishing.publish(request.user.username)
+    say = messages.success if outcome.version is not None else messages.info if outcome.nothing else messages.error
+    for sentence in outcome.sentences():  # verify's findings one by one, each with its file and line
+        say(request, sentence)
+    return redirect("teach")
 
 
 @require_http_methods(["GET", "POST"])
