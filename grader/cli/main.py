@@ -23,7 +23,7 @@ from grader.cli.check import check_command
 from grader.cli.grade import grade_command
 from grader.cli.kit import kit_command
 from grader.cli.portal import add_parsers as add_portal_parsers
-from grader.cli.portal import dispatch_command, serve_command, users_command
+from grader.cli.portal import dispatch_command, publish_command, serve_command, users_command
 from grader.cli.submit import add_submit_parser, submit_command
 from grader.cli.verify import verify_command
 from grader.errors import GraderError
@@ -210,6 +210,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "serve": serve_command,
         "dispatch": dispatch_command,
         "users": users_command,
+        "publish": publish_command,
         "kit": kit_command,
         "submit": submit_command,
     }

@@ -1,6 +1,7 @@
-"""The portal's server-side commands: ``serve``, ``dispatch`` and ``users import`` / ``users token`` (``portal.md``).
+"""The portal's server-side commands: ``serve``, ``dispatch``, ``publish`` and ``users import`` /
+``users token`` (``portal.md``).
 
-In: the parsed arguments. Out: the exit status (0 done, 2 could not). The portal needs the ``web``
+In: the parsed arguments. Out: the exit status (0 done, 1 a publish refused, 2 could not). The portal needs the ``web``
 extra (Django, waitress; Python 3.10+): without it each command says how to install it.
 """
 
@@ -88,6 +89,22 @@ def add_parsers(commands) -> None:
     )
     _common(dispatch)
     dispatch.add_argument("--parent-pid", type=int, help=argparse.SUPPRESS)  # (serve's own: it ends with it)
+    publish = commands.add_parser(
+        "publish",
+        help="make the course folder's edits the course the portal grades (verify checks the changed tasks first)",
+        description="Publish the course folder as the portal's next version: the tasks whose files changed "
+        "since the live version are verified first, and nothing is published if verify finds anything that "
+        "falls short. Hand-ins graded before keep their marks until you regrade the changed tasks.",
+    )
+    publish.add_argument("--data", required=True, metavar="DIR", help="the portal's folder")
+    publish.add_argument("--course", metavar="DIR", help="the course folder (default: this project)")
+    publish.add_argument(
+        "--db",
+        metavar="URL",
+        default=os.environ.get("NIM_GRADER_DB") or None,
+        help="a database URL (default: $NIM_GRADER_DB, or SQLite in DIR)",
+    )
+    publish.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     users = commands.add_parser(
         "users", help="the portal's accounts: import a roster, issue API tokens and one-time passwords"
     )
@@ -229,3 +246,25 @@ def users_command(args) -> int:
             file=sys.stderr,
         )
     return 0
+
+
+def publish_command(args) -> int:
+    """Publish the course folder (``grader.web.worker.publishing``): 0 published or nothing to publish, 1 refused."""
+    import getpass
+
+    _warn_of_password(args.db)
+    server = _web()
+    data = Path(args.data).resolve()
+    server.prepare(data, course_folder(args.course).root, args.db)
+    from grader.web import logs
+    from grader.web.worker import publishing
+
+    logs.setup(data, "publish")
+    try:
+        who = getpass.getuser()
+    except (KeyError, OSError):  # a user with no name on this machine
+        who = f"uid {os.getuid()}"
+    outcome = publishing.publish(f"{who} (python -m grader publish)")
+    for sentence in outcome.sentences():
+        print(sentence, file=sys.stdout if outcome.version is not None or outcome.nothing else sys.stderr)
+    return 1 if outcome.refused else 0

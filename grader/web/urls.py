@@ -33,6 +33,7 @@ urlpatterns = [
     path("teach/class/<str:username>/extension", views_record.extension, name="extension"),
     path("teach/class/<str:username>/adjustment", views_record.adjustment, name="adjustment"),
     path("teach/queue/", views_instructor.queue, name="queue"),
+    path("teach/publish", views_instructor.publish, name="publish"),
     path("teach/tasks/<str:task_id>/regrade", views_instructor.regrade, name="regrade"),
     path("teach/tasks/<str:task_id>/limits", views_instructor.limits, name="limits"),
     path("teach/limits", views_instructor.limits_all, name="limits_all"),

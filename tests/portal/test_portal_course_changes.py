@@ -1,7 +1,8 @@
-"""The portal grades with the course as its files are now (docs/security.md, "Cached results"): what
+"""The portal grades with the course as last published (docs/security.md, "Cached results"): what
 it keeps per load of the course (the tasks, the generated cases' answers, the checkers) is made again
-when any file it is made of changes: a data file a case reads, a reference solution that answers the
-generated cases, the course's checkers.py."""
+when a publish changed any file it is made of: a data file a case reads, a reference solution that
+answers the generated cases, the course's checkers.py. (Here each publish's verify is taken as held:
+tests/portal/test_portal_publish.py tests that it runs.)"""
 
 from __future__ import annotations
 
@@ -71,33 +72,44 @@ def demo_course(tmp_path, django_site):
             config.held_course = held
 
 
+def _published(monkeypatch) -> None:
+    """Publish the course folder as if verify held on every changed task."""
+    from grader.web.worker import publishing
+
+    monkeypatch.setattr(publishing, "verify_findings", lambda staged, tasks: ())
+    assert publishing.publish("test").version is not None
+
+
 def _grading(context, course):
     from grader.web.worker.grading_backends import LocalGrading, grading_context
 
     return LocalGrading(grading_context(context.runner, Course(course)))
 
 
-def test_a_changed_data_file_is_read_again(demo_course):
+def test_a_changed_data_file_is_read_again(demo_course, monkeypatch):
     from grader.web.worker.course_state import course_tasks
 
     assert course_tasks()["demo"].cases[0].input == "1 2\n"
     _write(demo_course / "testcases" / "demo" / "input.txt", "1 2 3\n")
+    assert course_tasks()["demo"].cases[0].input == "1 2\n"  # not yet published
+    _published(monkeypatch)
     assert course_tasks()["demo"].cases[0].input == "1 2 3\n"
 
 
-def test_a_changed_reference_solution_answers_the_generated_cases_again(demo_course, context):
+def test_a_changed_reference_solution_answers_the_generated_cases_again(demo_course, context, monkeypatch):
     from grader.web.worker.course_state import cases_fingerprint, course_tasks
 
     grading = _grading(context, demo_course)
     answered, fingerprint = grading.answered.get(course_tasks(), "demo")
     assert answered.cases[1].expected == ("A\n",) and fingerprint == cases_fingerprint(answered)
     _write(demo_course / "solutions" / "demo.py", "print('BB')\n")
+    _published(monkeypatch)
     again, other = grading.answered.get(course_tasks(), "demo")
     assert again.cases[1].expected == ("BB\n",)
     assert other != fingerprint  # the row records what it was graded against
 
 
-def test_a_changed_checkers_py_grades_the_next_submission(demo_course, context):
+def test_a_changed_checkers_py_grades_the_next_submission(demo_course, context, monkeypatch):
     from grader.web.worker.course_state import course_tasks
 
     grading = _grading(context, demo_course)
@@ -110,4 +122,6 @@ def test_a_changed_checkers_py_grades_the_next_submission(demo_course, context):
 
     assert verdicts() == {Verdict.ACCEPTED}
     _write(demo_course / "checkers.py", CHECKERS.format(accept=False))
+    assert verdicts() == {Verdict.ACCEPTED}  # not yet published
+    _published(monkeypatch)
     assert verdicts() == {Verdict.WRONG_ANSWER}

@@ -52,6 +52,7 @@ from grader.web.models import AT_ONCE, BEST, CHOSEN, DONE, ERROR, Submission
 from grader.web.site.handin import only_latest, regrade_ids, regrade_words
 from grader.web.site.handin import regrade as regrade_task
 from grader.web.site.pages import REPORT_POLICY
+from grader.web.worker import publishing
 from grader.web.worker.course_state import course_problem, course_tasks
 from grader.web.worker.hidden_results import hidden_results, parse_hidden_results, release_due, store_hidden_results
 from grader.web.worker.queue import live_workers
@@ -103,6 +104,7 @@ def teach(request, problem: str = "", status: int = 200):
         "max_stored_mib": max_stored_bytes() // (1024 * 1024),
         "problem": problem,
         "course_problem": course_problem(),
+        "publishing": publishing.shown(tasks),
         "students": list(students),
         "waiting": _pending().count(),
         "errors": Submission.objects.filter(status=ERROR).count(),
@@ -230,6 +232,19 @@ def queue(request):
         ],
     }
     return render(request, "web/queue.html", context)
+
+
+@require_POST
+@staff_required
+def publish(request):
+    """Publish the course folder's edits (``publishing``: verify on the changed tasks first), then back
+    to /teach/, which says the version now live or why the live one stays. A regrade is offered there,
+    never run."""
+    outcome = publishing.publish(request.user.username)
+    say = messages.success if outcome.version is not None else messages.info if outcome.nothing else messages.error
+    for sentence in outcome.sentences():  # verify's findings one by one, each with its file and line
+        say(request, sentence)
+    return redirect("teach")
 
 
 @require_http_methods(["GET", "POST"])

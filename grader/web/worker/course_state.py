@@ -1,14 +1,16 @@
-"""The course the portal grades against, loaded from ``GRADER_COURSE`` and read again when a file
-it is made of changes (an instructor edits a case, a reference solution or ``checkers.py``, then
-regrades).
+"""The course the portal grades against: the live published version of ``GRADER_COURSE``
+(``publishing``), loaded again when another version goes live, never when a file of the folder
+instructors edit changes (an edit waits until it is published).
 
-In: the course folder's files. Out: its tasks by id (``course_tasks``). A change that stops the
-course from loading (a case file broken while the portal runs) keeps the last good course served
-and graded; the problem, with its file, line and what is wrong, is kept beside it for ``/teach/``
-(``course_problem``) and written once to the error log. When the course never loaded in this
-process, ``course_tasks`` raises ``CourseUnavailable`` (the API answers a JSON 503, the pages a
-plain 503 page: ``failures``). The tasks come in the handout's order (``course.handout``, as the
-loader lists them); a task's statement (``exercise_statement``) is read from its stub.
+In: the live version's files (the course folder itself while it has no version: the portal
+publishes it as it is at its first load, ``publishing.first_version``). Out: its tasks by id
+(``course_tasks``) and its folder (``course``). A version that does not load (a checkers.py that
+fails on this machine) keeps the last good course served and graded; the problem, with its file,
+line and what is wrong, is kept beside it for ``/teach/`` (``course_problem``) and written once to
+the error log. When the course never loaded in this process, ``course_tasks`` raises
+``CourseUnavailable`` (the API answers a JSON 503, the pages a plain 503 page: ``failures``). The
+tasks come in the handout's order (``course.handout``, as the loader lists them); a task's
+statement (``exercise_statement``) is read from its stub.
 """
 
 from __future__ import annotations
@@ -60,10 +62,24 @@ class _Held:
     stamp: Tuple
     tasks: Optional[Dict[str, Task]]
     problem: Optional[CourseProblem]
+    root: Path  # the folder ``tasks`` were loaded from: a version's, or the course folder while none is
+    version: Optional[int] = None
 
 
 def course() -> Course:
+    """The folder of the course being graded: the live version's (the course folder while none is)."""
+    return Course(_held().root)
+
+
+def editable() -> Course:
+    """The course folder instructors edit (``--course``)."""
     return Course(Path(settings.GRADER_COURSE))
+
+
+def loaded_from(tasks) -> Optional[Path]:
+    """The folder ``tasks`` (a mapping ``course_tasks`` gave) was loaded from, while it is the one held."""
+    held = getattr(apps.get_app_config("portal"), "held_course", None)
+    return held.root if held is not None and held.tasks is tasks else None
 
 
 def _stamp(layout: Course) -> Tuple:
@@ -96,27 +112,55 @@ def _problem(error: BaseException, root: Path) -> CourseProblem:
     return CourseProblem(str(root), None, f"the course could not be loaded ({type(error).__name__}: {error})", now)
 
 
+def _live() -> Tuple[Optional[int], Path, Optional[BaseException]]:
+    """(the live version's number, its folder), published first when there is none; (None, the course
+    folder, why) when there is none and the folder cannot be published as it is."""
+    from grader.web.worker import publishing
+
+    try:
+        version = publishing.first_version()
+    except (Exception, SystemExit, KeyboardInterrupt) as error:  # the folder does not load: said by the caller
+        return None, editable().root, error
+    assert version is not None
+    return version.number, version.root, None
+
+
 def _held() -> _Held:
-    """The course as its files are now: loaded again when they changed since the last read."""
+    """The course of the live version: loaded again when another version went live since the last read."""
     config = apps.get_app_config("portal")
-    layout = course()
-    stamp = _stamp(layout)
     previous: Optional[_Held] = getattr(config, "held_course", None)
+    from grader.web.worker import publishing
+
+    current = publishing.live()
+    if current is not None:
+        stamp: Tuple = ("version", str(current.root))
+    else:  # no version: the folder published at its first load, tried again only when it changes
+        stamp = ("folder", str(editable().root), _stamp(editable()))
     if previous is not None and previous.stamp == stamp:
         return previous
+    number, root, failed = (current.number, current.root, None) if current is not None else _live()
+    if number is not None and current is None:
+        stamp = ("version", str(root))
     try:
-        tasks = load_course(layout.root)
-        held = _Held(stamp, tasks, None)
+        if failed is not None:
+            raise failed
+        tasks = load_course(root)
+        held = _Held(stamp, tasks, None, root, number)
     # SystemExit and KeyboardInterrupt too: the course's checkers.py is code, and sys.exit() in it
     # must not end the thread serving the request
     except (Exception, SystemExit, KeyboardInterrupt) as error:  # the last good course stays, the problem is said
-        problem = _problem(error, layout.root)
+        problem = _problem(error, editable().root)
         traceback = not isinstance(error, GraderError)
         log.error("the course stopped loading: %s", problem.sentence(), exc_info=error if traceback else None)
-        held = _Held(stamp, previous.tasks if previous is not None else None, problem)
+        if previous is not None and previous.tasks is not None:
+            held = _Held(stamp, previous.tasks, problem, previous.root, previous.version)
+        else:
+            held = _Held(stamp, None, problem, root, number)
     else:
         if previous is not None and previous.problem is not None:
             log.warning("the course loads again (%d tasks)", len(tasks))
+        if previous is not None and previous.version != number and number is not None:
+            log.info("grading against version %d of the course from now on (%d tasks)", number, len(tasks))
     config.held_course = held
     return held
 
@@ -143,6 +187,11 @@ def cases_fingerprint(task: Task) -> str:
     """The task a submission is graded against, its generated cases answered: every field of it and
     of its cases (``result_key.digest``), so a regrade after any change to it gets a new one."""
     return digest(task)
+
+
+def live_version() -> Optional[int]:
+    """The number of the version being graded (None: none is published)."""
+    return _held().version
 
 
 def exercise_statement(task_id: str) -> str:

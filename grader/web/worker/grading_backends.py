@@ -14,6 +14,7 @@ import logging
 import sys
 import threading
 from dataclasses import replace
+from pathlib import Path
 from typing import Dict, Mapping, Optional, Protocol, Tuple
 
 from grader.authoring.mistake_signatures import course_signatures
@@ -25,7 +26,7 @@ from grader.grade.grading import GradingContext
 from grader.grade.mistakes.known_mistakes import MistakeSignature
 from grader.grade.unit_of_work import StudentWork, WorkerSetup, grade_remote, grade_work
 from grader.model import Task, TaskResult
-from grader.web.worker.course_state import cases_fingerprint
+from grader.web.worker.course_state import cases_fingerprint, loaded_from
 
 log = logging.getLogger("grader.web.worker.dispatcher")
 
@@ -119,9 +120,15 @@ class AnsweredTasks:
         """Forget what was made for an earlier load of the course, its checkers too (the caller holds
         ``_lock``)."""
         if self._source is not tasks:
-            if self.context.course is not None:
+            # the folder of the version these tasks come from: its reference solutions answer the
+            # generated cases, its checkers check (a version's folder never changes after)
+            folder = loaded_from(tasks) or self.context.course
+            if folder is not None:
                 try:
-                    self.context = replace(self.context, checkers=course_checkers(self.context.course))
+                    root = Path(folder)
+                    self.context = replace(
+                        self.context, course=root, checkers=course_checkers(root), task_ids=Course(root).task_ids()
+                    )
                 # checkers.py is the course's code: broken since the course last loaded (sys.exit()
                 # in it too), the checkers of the last good load stay, as its tasks do
                 except (Exception, SystemExit, KeyboardInterrupt):
@@ -152,7 +159,8 @@ class LocalGrading:
 
 
 class DaskGrading:
-    """Grading on the Dask cluster at ``address``; its workers need the course at ``course``'s path."""
+    """Grading on the Dask cluster at ``address``; its workers need the live version's folder (under the
+    portal's data folder) at the same path."""
 
     def __init__(self, address: str, context: GradingContext, timeout_s: float = 15) -> None:
         try:
@@ -184,7 +192,10 @@ class DaskGrading:
         from distributed import KilledWorker
         from distributed.comm.core import CommClosedError
 
-        future = self.client.submit(grade_remote, self.setup, work, pure=False)
+        # the workers read the course at the folder of the version being graded (under the data folder)
+        context = self.answered.grading_context()
+        setup = replace(self.setup, course=str(context.course), task_ids=context.task_ids)
+        future = self.client.submit(grade_remote, setup, work, pure=False)
         try:
             return future.result()
         except (KilledWorker, CommClosedError, ConnectionError, TimeoutError) as error:
