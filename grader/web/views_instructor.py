@@ -55,6 +55,7 @@ from grader.web.policies import (
     store_max_waiting,
 )
 from grader.web.queue import live_workers
+from grader.web.similar_section import similar_hand_ins
 
 
 def staff_required(view):
@@ -79,7 +80,7 @@ def _pending():
 def teach(request, problem: str = "", status: int = 200):
     """The instructor's start: each task with its limits and regrade button, the students, the
     queue's size, where marks come from; ``problem`` is why a form was refused; a course whose files
-    stopped loading is said with its file, line and problem."""
+    stopped loading is said with its file, line and problem; the similar hand-ins (``views_similar``)."""
     tasks = course_tasks()
     policies = policies_by_task()
     counts: Dict[str, Set[str]] = {task_id: set() for task_id in tasks}
@@ -106,6 +107,7 @@ def teach(request, problem: str = "", status: int = 200):
         "students": list(students),
         "waiting": _pending().count(),
         "errors": Submission.objects.filter(status=ERROR).count(),
+        "similar": similar_hand_ins(),
     }
     return render(request, "web/teach.html", context, status=status)
 
