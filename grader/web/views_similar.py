@@ -10,6 +10,8 @@ first: control characters as markers), never as HTML: copydetect's own HTML repo
 
 from __future__ import annotations
 
+from typing import Any, Dict, List, Set, Tuple
+
 from django.http import Http404
 from django.shortcuts import render
 
@@ -19,6 +21,30 @@ from grader.web.course_state import course_tasks
 from grader.web.models import Submission
 from grader.web.similar_section import SECTION_BUDGET_S, similar_hand_ins, stub_of
 from grader.web.views_instructor import staff_required
+
+CONTEXT = 3  # lines shown around a shared stretch; a longer run of lines shared with nothing is folded
+FOLDED = 8  # the fewest lines folded (fewer are shown: a fold would hide less than it costs to open)
+
+
+def blocks(lines: List[Tuple[int, list]]) -> List[Dict[str, Any]]:
+    """The numbered lines of a file in blocks: runs of at least ``FOLDED`` lines more than ``CONTEXT``
+    from any shared stretch folded (``folded``, with their first and last numbers), the rest shown,
+    so the page opens on what the two files share rather than on the exercise's statement."""
+    near: Set[int] = set()
+    for index, (_, pieces) in enumerate(lines):
+        if any(shared for _, shared in pieces):
+            near.update(range(index - CONTEXT, index + CONTEXT + 1))
+    found: List[Dict[str, Any]] = []
+    for index, line in enumerate(lines):
+        fold = index not in near
+        if found and found[-1]["folded"] == fold:
+            found[-1]["lines"].append(line)
+        else:
+            found.append({"folded": fold, "lines": [line]})
+    for block in found:  # a short fold is shown as it is
+        block["folded"] = block["folded"] and len(block["lines"]) >= FOLDED
+        block["first"], block["last"] = block["lines"][0][0], block["lines"][-1][0]
+    return found
 
 
 @staff_required
@@ -46,12 +72,11 @@ def pair(request, first: int, second: int):
     files = []
     for row, text, spans in zip((one, other), found.texts, found.spans):
         lines = similarity.lines_marked(text, spans)
+        shown = [(n, [(for_page(piece), shared) for piece, shared in line]) for n, line in enumerate(lines, 1)]
         files.append(
             {
                 "row": row,
-                "lines": [
-                    (n, [(for_page(piece), shared) for piece, shared in line]) for n, line in enumerate(lines, 1)
-                ],
+                "blocks": blocks(shown),
                 "shared": plural(sum(1 for line in lines if any(shared for _, shared in line)), "line"),
             }
         )

@@ -157,8 +157,8 @@ def test_the_side_by_side_view_marks_what_they_share_and_escapes_their_code():
     page = answer.content.decode()
     assert "<script>" not in page and "<img" not in page and "</pre><script>" not in page
     assert page.count("&lt;/pre&gt;&lt;script&gt;alert(&quot;owned&quot;)&lt;/script&gt;") == 2
-    code = re.findall(r'<pre class="code".*?</pre>', page, re.S)
-    assert len(code) == 2 and all("<mark>" in each for each in code)
+    files = re.findall(r"<figure>.*?</figure>", page, re.S)
+    assert len(files) == 2 and all("<mark>" in each for each in files)
     # the stub's own code (run_game, kept as handed out in both) is never marked as shared
     assert not re.search(r"<mark>[^<]*def run_game", page)
     assert "ann" in page and "ben" in page and "alike" in page
@@ -169,8 +169,12 @@ def test_the_view_of_a_copy_marks_nearly_all_of_its_own_code():
     second = hand_in("ben", "working_game", COPY)
     page = signed_in("teach").get(f"/teach/similar/{first}/{second}/").content.decode()
     assert "<strong>100% alike.</strong>" in page
-    for code in re.findall(r'<pre class="code".*?</pre>', page, re.S):
+    files = re.findall(r"<figure>.*?</figure>", page, re.S)
+    assert len(files) == 2
+    for code in files:
         assert re.search(r"<mark>[^<]*while not is_board_empty\(board\):", code)
+        # the exercise's statement (the stub's docstring, shared with nothing) is folded away
+        assert re.search(r'<details class="fold"><summary>Lines 1–\d+: nothing shared', code)
 
 
 def test_two_tasks_or_one_students_own_hand_ins_are_not_a_pair():
