@@ -124,33 +124,40 @@ def detector() -> Union[Any, str]:
 
 
 class _Kept:
-    """A bounded map kept in this process, oldest dropped first; safe across the server's threads."""
+    """A bounded map kept in this process, oldest dropped first: at most ``bound`` entries and, where
+    each has a weight, at most ``heavy`` in all (the newest always kept); safe across the server's threads."""
 
-    def __init__(self, bound: int):
-        self.bound, self.lock = bound, threading.Lock()
+    def __init__(self, bound: int, heavy: int = 0):
+        self.bound, self.heavy, self.weight, self.lock = bound, heavy, 0, threading.Lock()
         self.found: OrderedDict = OrderedDict()
 
     def get(self, key):
         with self.lock:
             if key in self.found:
                 self.found.move_to_end(key)
-                return self.found[key]
+                return self.found[key][0]
             return None
 
-    def put(self, key, value) -> None:
+    def put(self, key, value, weight: int = 0) -> None:
         with self.lock:
-            self.found[key] = value
-            self.found.move_to_end(key)
-            while len(self.found) > self.bound:
-                self.found.popitem(last=False)
+            if key in self.found:
+                self.weight -= self.found.pop(key)[1]
+            self.found[key] = (value, weight)
+            self.weight += weight
+            while len(self.found) > 1 and (len(self.found) > self.bound or (self.heavy and self.weight > self.heavy)):
+                self.weight -= self.found.popitem(last=False)[1][1]
 
     def clear(self) -> None:
         with self.lock:
             self.found.clear()
+            self.weight = 0
 
 
-_prints = _Kept(4096)  # (file digest, stub digest) → Print
-_shares = _Kept(200_000)  # (digest, digest, stub digest) → similarity of the pair
+# A fingerprint takes about 16 bytes of memory per byte of its file (a 10 kB working_game: 155 kB),
+# so the files kept are bounded by their text: 8 MiB of text, about 130 MiB in all, for 800 lab files
+# of 10 kB (a class of 90 on every task); a larger class is fingerprinted again as it is compared.
+_prints = _Kept(4096, heavy=8 * 1024 * 1024)  # (file digest, stub digest) → Print
+_shares = _Kept(50_000)  # (digest, digest, stub digest) → similarity (about 500 bytes each)
 _stubs = _Kept(64)  # stub digest → the stub's fingerprints (copydetect's boilerplate hashes)
 
 
@@ -205,7 +212,7 @@ def fingerprint(hand_in: HandIn, stub: str) -> Print:
                 made = _made(cd, text, stub)
             except Exception as error:  # copydetect's own failure on an odd file: said, the rest compared
                 made = Print(reason=f"copydetect could not read it ({type(error).__name__})")
-    _prints.put(key, made)
+    _prints.put(key, made, weight=len(made.text) + 1)
     return made
 
 
@@ -242,6 +249,10 @@ def compare_task(
     cd = detector()
     if isinstance(cd, str):
         return TaskSimilarity(NOT_INSTALLED)
+    if reference is not None:  # the task's size first: a tiny task's hand-ins are not even read
+        data = reference.encode("utf-8", "surrogatepass")
+        if fingerprint(HandIn("", 0, hashlib.sha256(data).hexdigest(), data), stub).own < MIN_OWN:
+            return TaskSimilarity(TOO_SMALL)
     unread = [h for h in hand_ins if not known(h.sha256, stub)]
     by_number = {h.number: h for h in read(unread)} if unread else {}
     prints: List[Tuple[HandIn, Print]] = []
@@ -250,12 +261,8 @@ def compare_task(
             raise OutOfTime
         prints.append((hand_in, fingerprint(by_number.get(hand_in.number, hand_in), stub)))
     skipped = [(h.student, p.reason) for h, p in prints if p.reason]
-    if reference is not None:
-        data = reference.encode("utf-8", "surrogatepass")
-        sizes = [fingerprint(HandIn("", 0, hashlib.sha256(data).hexdigest(), data), stub).own]
-    else:
-        sizes = [p.own for _, p in prints if not p.reason]
-    if sizes and statistics.median(sizes) < MIN_OWN:
+    sizes = [p.own for _, p in prints if not p.reason]
+    if reference is None and sizes and statistics.median(sizes) < MIN_OWN:
         return TaskSimilarity(TOO_SMALL, skipped=tuple(skipped))
     small = [h.student for h, p in prints if not p.reason and p.own < MIN_OWN]
     skipped += [(name, f"less than {MIN_OWN} tokens of its own code (the stub, or little more)") for name in small]
