@@ -145,7 +145,8 @@ def test_not_utf8_is_said():
     hand_in("ann", "working_game", REFERENCE)
     from grader.web.models import Submission
 
-    Submission.objects.filter(student__username="ann").update(data=b"\xff\xfe" + REFERENCE.encode("utf-16-le"))
+    data = b"\xff\xfe" + REFERENCE.encode("utf-16-le")  # as a hand-in keeps it: the bytes and their digest
+    Submission.objects.filter(student__username="ann").update(data=data, sha256=Submission.digest(data))
     assert "ann (its file is not UTF-8 text)" in task_row(section(signed_in("teach")), "working_game")
 
 
@@ -229,3 +230,36 @@ def test_the_stub_is_the_courses_own(monkeypatch):
 
     assert similar_section.stub_of("working_game") == (PROJECT / "exercises" / "working_game.py").read_text()
     assert similar_section.stub_of("no_such_task") == ""
+
+
+def test_a_file_dropped_from_what_is_kept_before_it_is_compared_is_read_again(monkeypatch):
+    """A fingerprint kept when the section looked (so its file was not read) and dropped before it
+    was compared (another visit filled what is kept) is made from the file, read then."""
+    import hashlib
+    import time
+
+    from grader.web import similarity
+
+    similarity.forget()
+    files = {"ann": REFERENCE, "ben": COPY, "cat": HONEST}
+    hand_ins = [
+        similarity.HandIn(name, n, hashlib.sha256(text.encode()).hexdigest())
+        for n, (name, text) in enumerate(files.items())
+    ]
+    asked = set()
+    real = similarity.known
+
+    def known_once(sha256, stub):  # kept when first looked at, gone by the time it is compared
+        if sha256 not in asked:
+            asked.add(sha256)
+            return True
+        return real(sha256, stub)
+
+    def read(wanted):
+        return [similarity.HandIn(h.student, h.number, h.sha256, files[h.student].encode()) for h in wanted]
+
+    monkeypatch.setattr(similarity, "known", known_once)
+    found = similarity.compare_task(hand_ins, STUB, time.monotonic() + 600, read)
+    similarity.forget()
+    assert found.compared == 3 and not found.skipped
+    assert [(p.first.student, p.second.student) for p in found.pairs] == [("ann", "ben")]
