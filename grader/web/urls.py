@@ -2,7 +2,17 @@
 
 from django.urls import path
 
-from grader.web.site import account, api, failures, login, pages, views_instructor, views_record, views_student
+from grader.web.site import (
+    account,
+    api,
+    failures,
+    login,
+    pages,
+    views_instructor,
+    views_record,
+    views_similar,
+    views_student,
+)
 
 # a plain page for the pages' 404 and 500 (the API's are JSON: failures.ApiErrors)
 handler404 = failures.page_not_found
@@ -34,6 +44,8 @@ urlpatterns = [
     path("teach/class/<str:username>/adjustment", views_record.adjustment, name="adjustment"),
     path("teach/queue/", views_instructor.queue, name="queue"),
     path("teach/publish", views_instructor.publish, name="publish"),
+    path("teach/similar/", views_similar.section, name="similar"),
+    path("teach/similar/<int:first>/<int:second>/", views_similar.pair, name="similar_pair"),
     path("teach/tasks/<str:task_id>/regrade", views_instructor.regrade, name="regrade"),
     path("teach/tasks/<str:task_id>/limits", views_instructor.limits, name="limits"),
     path("teach/limits", views_instructor.limits_all, name="limits_all"),

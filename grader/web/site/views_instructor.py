@@ -52,6 +52,7 @@ from grader.web.models import AT_ONCE, BEST, CHOSEN, DONE, ERROR, Submission
 from grader.web.site.handin import only_latest, regrade_ids, regrade_words
 from grader.web.site.handin import regrade as regrade_task
 from grader.web.site.pages import REPORT_POLICY
+from grader.web.site.similar_section import similar_hand_ins
 from grader.web.worker import publishing
 from grader.web.worker.course_state import course_problem, course_tasks
 from grader.web.worker.hidden_results import hidden_results, parse_hidden_results, release_due, store_hidden_results
@@ -80,7 +81,7 @@ def _pending():
 def teach(request, problem: str = "", status: int = 200):
     """The instructor's start: each task with its limits and regrade button, the students, the
     queue's size, where marks come from; ``problem`` is why a form was refused; a course whose files
-    stopped loading is said with its file, line and problem."""
+    stopped loading is said with its file, line and problem; the similar hand-ins (``views_similar``)."""
     tasks = course_tasks()
     policies = policies_by_task()
     counts: Dict[str, Set[str]] = {task_id: set() for task_id in tasks}
@@ -108,6 +109,7 @@ def teach(request, problem: str = "", status: int = 200):
         "students": list(students),
         "waiting": _pending().count(),
         "errors": Submission.objects.filter(status=ERROR).count(),
+        "similar": similar_hand_ins(),
     }
     return render(request, "web/teach.html", context, status=status)
 
