@@ -19,6 +19,8 @@ from typing import Optional, Sequence
 from grader import __version__
 from grader.classrun.grade_class import CACHE_NAME
 from grader.cli.authoring import add_case_command, import_command
+from grader.cli.backup import add_parsers as add_backup_parsers
+from grader.cli.backup import backup_command, restore_command
 from grader.cli.check import check_command
 from grader.cli.grade import grade_command
 from grader.cli.kit import kit_command
@@ -150,6 +152,7 @@ def _parser() -> argparse.ArgumentParser:
     bring.add_argument("--force", action="store_true", help="replace an existing file")
     bring.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     add_portal_parsers(commands)
+    add_backup_parsers(commands)
     add_submit_parser(commands)
     return parser
 
@@ -211,6 +214,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "dispatch": dispatch_command,
         "users": users_command,
         "publish": publish_command,
+        "backup": backup_command,
+        "restore": restore_command,
         "kit": kit_command,
         "submit": submit_command,
     }

@@ -8,6 +8,11 @@ and the WSGI module once Django is configured); each request (``AccessLog``, a m
 - ``error.log``: each process's start and stop, the grader's own failures with their tracebacks
   (a submission it could not grade, a heartbeat that failed, a 500), a course that stopped
   loading, waitress's warnings (a full connection limit, a long queue).
+- ``events.log``: one line per event an operator follows (``event``): a hand-in, a grading and how
+  long it waited and took, a grading that failed, a regrade, a failed or held sign-in. Each line is
+  the time, the event's name, then ``key=value`` fields in a fixed order; a value with a blank, a
+  quote, ``=``, a backslash or a character that is not printable is written as a JSON string, so a
+  line is one event whatever a username holds. Never a password, a token or a program's output.
 
 The folder is 0700 and the files 0600, whatever existed. Each file is rotated at ``MAX_BYTES``
 with ``BACKUPS`` old ones kept (``access.log.1`` is the newest old one). Several processes may
@@ -19,6 +24,7 @@ and a process whose file was renamed by another's rotation (or by logrotate) ope
 from __future__ import annotations
 
 import fcntl
+import json
 import logging
 import os
 import time
@@ -31,6 +37,8 @@ from grader.web.private_files import private_file, private_folder
 MAX_BYTES = 10 * 1024 * 1024
 BACKUPS = 5
 ACCESS = "grader.access"
+EVENTS = "grader.events"
+_LONGEST_VALUE = 200  # a field's characters at most (a typed username may be anything)
 _OURS = "_nim_grader_log"  # marks the handlers ``setup`` added, so that a second call replaces them
 _PATH_SAFE = "/@:+,;=-._~!$&'()*"  # what a path may show as it is; anything else (a newline) is %-escaped
 
@@ -108,15 +116,18 @@ def setup(data: Path, kind: str) -> Path:
     lock = folder / ".lock"
     access = SharedRotatingFileHandler(folder / "access.log", lock)
     access.setFormatter(_formatter("%(asctime)s %(message)s"))
+    events = SharedRotatingFileHandler(folder / "events.log", lock)
+    events.setFormatter(_formatter("%(asctime)s %(message)s"))
     errors = SharedRotatingFileHandler(folder / "error.log", lock)
     errors.setFormatter(_formatter("%(asctime)s %(levelname)s %(name)s [%(process)d %(threadName)s] %(message)s"))
     errors.setLevel(logging.INFO)
-    for handler in (access, errors):
+    for handler in (access, errors, events):
         setattr(handler, _OURS, True)
-    access_logger = logging.getLogger(ACCESS)
-    access_logger.propagate = False  # requests are not errors
-    access_logger.setLevel(logging.INFO)
-    _replace(access_logger, access)
+    for name, handler in ((ACCESS, access), (EVENTS, events)):
+        own = logging.getLogger(name)
+        own.propagate = False  # requests and events are not errors
+        own.setLevel(logging.INFO)
+        _replace(own, handler)
     root = logging.getLogger()
     root.setLevel(logging.WARNING)  # other libraries: their warnings and errors only
     _replace(root, errors)
@@ -135,6 +146,29 @@ def _replace(logger: logging.Logger, handler: logging.Handler) -> None:
         logger.removeHandler(old)
         old.close()
     logger.addHandler(handler)
+
+
+def _value(value: object) -> str:
+    """One field's value as the events log writes it: as it is when it is plain, else a JSON string."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    text = value if isinstance(value, str) else str(value)
+    if len(text) > _LONGEST_VALUE:
+        text = text[:_LONGEST_VALUE] + "..."
+    plain = text and all(c.isprintable() and not c.isspace() and c not in '"=\\' for c in text)
+    return text if plain else json.dumps(text)  # every control, format or non-ASCII character escaped
+
+
+def event(name: str, **fields: object) -> None:
+    """Write the event ``name`` with ``fields`` (in the order given) as one line of ``events.log``."""
+    logger = logging.getLogger(EVENTS)
+    if logger.isEnabledFor(logging.INFO):
+        logger.info("%s", " ".join([name, *(f"{key}={_value(value)}" for key, value in fields.items())]))
+
+
+def address(request) -> str:
+    """The client's address as the access log names it (the student's, behind ``--proxy``)."""
+    return request.META.get("REMOTE_ADDR") or "-"
 
 
 def _user(request) -> str:

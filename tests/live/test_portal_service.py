@@ -186,7 +186,13 @@ def test_the_logs_say_each_request_without_secrets_and_the_graders_failures_with
     assert "serve started" in errors
     assert f"submission {made['id']}: the grader failed on it" in errors
     assert "Traceback (most recent call last)" in errors and "which is missing" in errors
-    for path in (logs / "access.log", logs / "error.log"):
+    # the events log, written by serve's web process (the hand-in) and its grading process (the failure)
+    events = (logs / "events.log").read_text()
+    number, task = made["id"], UNANSWERED
+    assert re.search(rf"^\S+Z handin user=ann task={task} submission={number} bytes=\d+ files=1 late=no$", events, re.M)
+    failed = rf"^\S+Z grading-failed submission={number} task={task} user=ann reason=grader-fault:\w+ attempt=1 "
+    assert re.search(failed, events, re.M), events
+    for path in (logs / "access.log", logs / "error.log", logs / "events.log"):
         assert oct(os.stat(path).st_mode & 0o777) == "0o600"
     assert oct(os.stat(logs).st_mode & 0o777) == "0o700"
 

@@ -244,7 +244,7 @@ def regrade(request, task_id: str):
         return _error(403, "only instructors may regrade")
     if task_id not in course_tasks():
         return _error(404, f"there is no task {task_id!r}")
-    return JsonResponse({"queued": regrade_task(task_id)}, status=202)
+    return JsonResponse({"queued": regrade_task(task_id, by=request.user.username)}, status=202)
 
 
 @token_required

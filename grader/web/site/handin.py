@@ -39,6 +39,7 @@ from django.utils import timezone
 from grader.safe_text import plural
 from grader.submission.files import MAX_SOURCE_BYTES
 from grader.submission.wrong_file import refusal_in_course
+from grader.web.logs import event
 from grader.web.marks.class_marks import counted_work
 from grader.web.marks.policies import (
     deadline_for,
@@ -194,6 +195,16 @@ def hand_in(
             stored_bytes=kept,
         )
         others.store(row, files)
+    handed = len(data) + sum(len(other) for other in files.values())
+    event(
+        "handin",
+        user=student.username,
+        task=task_id,
+        submission=row.id,
+        bytes=handed,
+        files=1 + len(files),
+        late=row.late,
+    )
     return HandIn(row=row)
 
 
@@ -242,9 +253,10 @@ def regrade_words(count: int, task_id: str) -> str:
     return plural(count, "latest submission") if only_latest(task_id) else plural(count, "submission")
 
 
-def regrade(task_id: str) -> int:
+def regrade(task_id: str, by: str = "") -> int:
     """Grade again what ``regrade_ids`` names (old results stay shown until the new ones land);
-    returns how many were queued."""
+    returns how many were queued. ``by``: the instructor who asked, for the events log."""
     ids = regrade_ids(task_id)
     queue.ask_again(ids)  # a version, not a flag: a grading already running does not satisfy it
+    event("regrade", by=by or "-", task=task_id, queued=len(ids))
     return len(ids)

@@ -49,6 +49,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 
+from grader.web.logs import address, event
 from grader.web.models import ApiToken, FirstSignIn
 from grader.web.site import known_browsers
 from grader.web.site.sign_in_limits import Reservation, account_key, address_failed, forget_old, reserve, settle
@@ -106,12 +107,15 @@ class SignIn(auth_views.LoginView):
     redirect_authenticated_user = True
 
     def post(self, request, *args, **kwargs):
-        self.reserved = _reserve(request, account_key(request.POST.get("username", "")))
+        typed = request.POST.get("username", "")
+        self.reserved = _reserve(request, account_key(typed))
         if self.reserved.wait:  # unchecked and uncounted: checking would reveal a right password at full speed
+            event("sign-in-held", user=typed, address=address(request), wait=self.reserved.wait)
             return _throttled(request, Held(self.reserved.wait, account=True))
         answer = super().post(request, *args, **kwargs)
         if request.user.is_authenticated:
             return answer
+        event("sign-in-failed", user=typed, address=address(request))  # the name typed, never the password
         wait = address_failed(request)
         return _throttled(request, Held(wait, account=False)) if wait else answer
 
@@ -165,6 +169,7 @@ class FirstPassword(auth_views.PasswordChangeView):
         elif "old_password" not in form.errors:
             settle(self.reserved)  # the old password was right (the new one was refused)
         else:
+            event("password-check-failed", user=self.request.user.username, address=address(self.request))
             wait = address_failed(self.request)
             if wait:
                 return _throttled(self.request, Held(wait, account=False))

@@ -260,7 +260,7 @@ def regrade(request, task_id: str):
     if task_id not in tasks:
         raise Http404("no such task")
     if request.method == "POST" and request.POST.get("confirm") == "yes":
-        queued = regrade_task(task_id)
+        queued = regrade_task(task_id, by=request.user.username)
         messages.success(
             request,
             f"{task_id}: {regrade_words(queued, task_id)} queued for grading again (old results stay until then).",

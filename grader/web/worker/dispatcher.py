@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import replace
+from datetime import timedelta
 from typing import List
 
 from django.db import close_old_connections, transaction
@@ -32,6 +34,7 @@ from grader.model import Task
 from grader.report import pages as report
 from grader.safe_text import for_database
 from grader.web.graded_row import REPORT_LINKS, kept_outputs
+from grader.web.logs import event
 from grader.web.models import ERROR, Submission
 from grader.web.row_records import row_fields
 from grader.web.worker import queue
@@ -114,27 +117,74 @@ MAX_ATTEMPTS = 4
 
 def grade_claimed(number: int, attempt: int, grading: Grading, name: str = "") -> bool:
     """Grade the row ``number`` that ``attempt`` of the dispatcher ``name`` claimed and write its
-    result (or queue it again when its worker was lost); False when another attempt took it over."""
+    result (or queue it again when its worker was lost); False when another attempt took it over.
+    Each grading written is a line of the events log (``graded`` or ``grading-failed``)."""
+    started = time.monotonic()
+    failed = ""  # why it failed, in words that quote nothing a program wrote (never its output)
     try:
         fields = grade_row(number, grading)
+        if fields.get("status") == ERROR:
+            failed = "task-gone"
     except WorkLost as lost:
         log.warning("submission %d: its grading was lost with its worker (attempt %d): %s", number, attempt, lost)
         if attempt < MAX_ATTEMPTS:
             return queue.give_back(number, attempt)
         fields = {"status": ERROR, "error": f"its grading was lost with its worker {attempt} times ({lost})"}
+        failed = "worker-lost"
     except CourseUnavailable as error:  # said in the error log when the course failed to load
         fields = {"status": ERROR, "error": _plain(str(error))}
+        failed = "course-unavailable"
     # SystemExit and KeyboardInterrupt too: a course's checkers.py calling sys.exit() must not end
     # the grading thread (its claim would stay held and the student's queue stuck)
     except (Exception, SystemExit, KeyboardInterrupt) as error:  # the grader's own fault: recorded, the queue goes on
         log.exception("submission %d: the grader failed on it", number)
         fields = {"status": ERROR, "error": _plain(f"the grader failed ({type(error).__name__}: {error})")}
+        failed = f"grader-fault:{type(error).__name__}"
+    took = time.monotonic() - started
     try:
-        return queue.finish(number, attempt, fields, name)
+        written = queue.finish(number, attempt, fields, name)
     except Exception as error:  # a result the database refuses: the row says why, the grading thread goes on
         log.exception("submission %d: its result could not be kept", number)
-        failed = {"status": ERROR, "error": _plain(f"its result could not be kept ({type(error).__name__}: {error})")}
-        return queue.finish(number, attempt, failed, name)
+        failed = f"not-kept:{type(error).__name__}"
+        fields = {"status": ERROR, "error": _plain(f"its result could not be kept ({type(error).__name__}: {error})")}
+        written = queue.finish(number, attempt, fields, name)
+    if written:
+        _said(number, attempt, fields, took, failed, grading.where, name)
+    return written
+
+
+def _said(number: int, attempt: int, fields: dict, took: float, failed: str, where: str, name: str) -> None:
+    """The events log's line of a grading just written: ``graded`` (with how long the submission
+    waited in the queue when this was its first grading, how long grading took, its verdict and
+    score, where it was graded) or ``grading-failed`` (with why, never a program's output)."""
+    row = (
+        Submission.objects.filter(id=number)
+        .values("task", "student__username", "submitted_at", "claimed_wanted", "graded_at")
+        .first()
+    )
+    if row is None:
+        return
+    # a first grading waited from its hand-in; a regrade's request has no time of its own
+    first = row["claimed_wanted"] <= 1
+    started = row["graded_at"] - timedelta(seconds=took) if row["graded_at"] else None
+    waited = f"{max((started - row['submitted_at']).total_seconds(), 0):.1f}s" if first and started else "-"
+    who = {"submission": number, "task": row["task"], "user": row["student__username"]}
+    if failed:
+        event("grading-failed", **who, reason=failed, attempt=attempt, dispatcher=name or "-")
+        return
+    score = f"{fields.get('score') or 0:g}/{fields.get('max_score') or 0:g}"
+    event(
+        "graded",
+        **who,
+        kind="handin" if first else "regrade",
+        verdict=fields.get("verdict") or "-",
+        score=score,
+        public_only=bool(fields.get("public_only")),
+        waited=waited,
+        took=f"{took:.1f}s",
+        backend=where,
+        dispatcher=name or "-",
+    )
 
 
 def _plain(text: str) -> str:
