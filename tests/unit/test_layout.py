@@ -88,9 +88,11 @@ def test_the_portal_shares_grade_and_report_and_nothing_of_the_class_run():
 
 # The portal's parts (docs/architecture.md): the site may import the worker and the marks, the worker
 # the marks, the marks neither; what the portal keeps (models, the stored result) imports none of
-# them. Only the modules that assemble the portal (its settings, addresses, app, WSGI and serve) do.
+# them. Only the modules that assemble the portal (its settings, addresses, app, WSGI and serve) and
+# those that act on the whole of it (backup and restore, which ask whether a dispatcher runs) do.
 WEB_PARTS = {"marks": set(), "worker": {"marks"}, "site": {"worker", "marks"}}
 WEB_ASSEMBLY = {"grader.web.apps", "grader.web.settings", "grader.web.urls", "grader.web.wsgi", "grader.web.server"}
+WEB_ASSEMBLY |= {"grader.web.backup", "grader.web.backup_database"}
 
 
 def _web_part(module: str) -> str:
