@@ -169,12 +169,14 @@ class CourseSetting(models.Model):
     """The course's settings, one row (``pk`` 1; none yet means the defaults): which of a student's
     graded submissions of a task the class page and the gradebooks count, how many of a
     student's submissions may wait to be graded at once (0: no bound), and how many MiB one
-    student's hand-ins may keep (0: no bound), and when hidden cases run."""
+    student's hand-ins may keep (0: no bound), and when hidden cases run; the course's time zone
+    (an IANA name: deadlines are written and times shown in it, ``local_time``)."""
 
     marks_from = models.CharField(max_length=8, choices=MARKS_FROM, default=LATEST)
     max_waiting = models.PositiveIntegerField(default=MAX_WAITING)
     max_stored_mib = models.PositiveIntegerField(default=MAX_STORED_MIB)
     hidden_results = models.CharField(max_length=16, choices=HIDDEN_RESULTS, default=AFTER_DEADLINE)
+    time_zone = models.CharField(max_length=64, default="UTC")
 
 
 class Extension(models.Model):

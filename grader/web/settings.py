@@ -123,6 +123,7 @@ def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tup
             "grader.web.logs.AccessLog",  # outermost: it sees every answer, errors included
             "grader.web.site.failures.ApiErrors",
             "grader.web.site.failures.RefuseNul",
+            "grader.web.local_time.ZoneMiddleware",  # every page's times in the course's zone
             "django.middleware.security.SecurityMiddleware",
             "django.contrib.sessions.middleware.SessionMiddleware",
             "django.middleware.common.CommonMiddleware",
@@ -148,13 +149,14 @@ def configure(data: Path, course: Path, db_url: Optional[str] = None, hosts: tup
                         "django.template.context_processors.request",
                         "django.contrib.auth.context_processors.auth",
                         "django.contrib.messages.context_processors.messages",
+                        "grader.web.local_time.zone_context",
                     ]
                 },
             }
         ],
         DEFAULT_AUTO_FIELD="django.db.models.BigAutoField",
         USE_TZ=True,
-        TIME_ZONE="UTC",
+        TIME_ZONE="UTC",  # stored and compared in UTC; shown in the course's zone (``local_time``)
         LOGIN_URL="/login/",
         LOGIN_REDIRECT_URL="/",
         MESSAGE_STORAGE="django.contrib.messages.storage.session.SessionStorage",

@@ -51,6 +51,7 @@ urlpatterns = [
     path("teach/limits", views_instructor.limits_all, name="limits_all"),
     path("teach/marks", views_instructor.marks, name="marks"),
     path("teach/hidden", views_instructor.hidden, name="hidden"),
+    path("teach/time-zone", views_instructor.time_zone, name="time_zone"),
     path("teach/waiting", views_instructor.waiting_bound, name="waiting_bound"),
     path("teach/gradebook.csv", views_instructor.gradebook, name="gradebook"),
     path("teach/gradescope.zip", views_instructor.gradescope, name="gradescope"),

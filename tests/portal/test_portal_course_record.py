@@ -149,7 +149,9 @@ def test_an_extension_makes_a_students_late_work_on_time_and_taking_it_back_late
     granted = post(client, "/teach/class/rec_ben/extension", {"task": "nim_sum", "deadline": later})
     assert granted.status_code == 302
     said = words(client.get(granted["Location"]))
-    assert f"rec_ben: nim_sum is due {later} UTC for them. 1 submission is no longer late." in said
+    last = f"{later[-5:]}:59 UTC"  # on time to the minute's last second
+    assert f"rec_ben: nim_sum is due {later} UTC (a hand-in at {last} is on time) for them." in said
+    assert "1 submission is no longer late." in said
     assert api_get("rec_ben", f"/api/submissions/{number}")["late"] is False
     agree(client, "rec_ben", worth())
     home = signed_in("rec_ben").get("/").content.decode()

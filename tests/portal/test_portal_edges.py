@@ -201,7 +201,7 @@ def test_one_deadline_and_limits_for_every_task_at_once_all_or_nothing():
     teach.post("/teach/tasks/nim_sum/limits", {"min_interval_s": "30", "max_count": "5", "deadline": ""})
     answer = teach.post("/teach/limits", {"deadline": "2026-12-01 23:59"}, follow=True)
     assert answer.status_code == 200 and "limits and deadline saved" in answer.content.decode()
-    deadline = datetime.datetime(2026, 12, 1, 23, 59, tzinfo=datetime.timezone.utc)
+    deadline = datetime.datetime(2026, 12, 1, 23, 59, 59, 999_999, tzinfo=datetime.timezone.utc)
     found = policies()
     assert set(found) == tasks and all(value[2] == deadline for value in found.values())
     assert found["nim_sum"] == (30, 5, deadline)  # what was left empty stays each task's own

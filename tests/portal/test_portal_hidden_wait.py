@@ -93,7 +93,7 @@ def _seen(user: str, number: int) -> dict:
     from grader.web.site.api import document
 
     shown = document(Submission.objects.get(id=number))
-    for key in ("id", "student", "submitted_at", "report_url"):
+    for key in ("id", "student", "submitted_at", "submitted_at_local", "report_url"):
         shown.pop(key)
     for case in shown["cases"] or []:
         case.pop("time_s", None)

@@ -122,10 +122,13 @@ def test_a_deadline_in_the_past_marks_submissions_after_it_late_and_the_history_
     assert saved.status_code == 302
     # handed in after the deadline set since: late now too, and the instructor is told so
     assert re.search(r"\d+ submissions? (is|are) now late\.", teach.get("/teach/").content.decode())
-    assert policy()[2] == datetime(2020, 1, 31, 23, 59, tzinfo=timezone.utc)
+    assert policy()[2] == datetime(2020, 1, 31, 23, 59, 59, 999_999, tzinfo=timezone.utc)  # on time to 23:59:59
     assert 'value="2020-01-31 23:59"' in teach.get("/teach/").content.decode()
     page = ann.get("/tasks/nim_sum/").content.decode()
-    said = "Deadline: 2020-01-31 23:59 UTC; later submissions are graded and marked late (late work counts in full)."
+    said = (
+        "Deadline: 2020-01-31 23:59 UTC: a hand-in up to 23:59:59 UTC is on time, later ones are graded and "
+        "marked late (late work counts in full)."
+    )
     assert said in page
     late_page = page_hand_in(ann, "nim_sum", "print(1)")
     late_api = api_hand_in(tokens, "ann", "nim_sum", "print(2)")
@@ -137,7 +140,7 @@ def test_a_deadline_in_the_past_marks_submissions_after_it_late_and_the_history_
     assert len(rows) == 3 and ["late" in row for row in rows] == [True, True, True]  # newest first
     assert "(late)" in ann.get(late_page["Location"]).content.decode()
     assert set_limits(teach, deadline="2099-06-01T12:00").status_code == 302  # a browser's datetime-local
-    assert policy()[2] == datetime(2099, 6, 1, 12, 0, tzinfo=timezone.utc)
+    assert policy()[2] == datetime(2099, 6, 1, 12, 0, 59, 999_999, tzinfo=timezone.utc)
     assert re.search(r"\d+ submissions are no longer late\.", teach.get("/teach/").content.decode())
     assert "(late)" not in ann.get(late_page["Location"]).content.decode()
     on_time_again = page_hand_in(ann, "nim_sum", "print(3)")

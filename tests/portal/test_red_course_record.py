@@ -100,9 +100,9 @@ def test_the_task_page_says_the_students_own_deadline_after_an_extension():
     set_rule(client, "penalty", "20")
     post(client, "/teach/class/red_ann/extension", {"task": "nim_sum", "deadline": "2099-01-01 00:00"})
     page = words(signed_in("red_ann").get("/tasks/nim_sum/"))
-    assert "Deadline: 2099-01-01 00:00 UTC (your extension); later submissions are graded" in page
+    assert "Deadline: 2099-01-01 00:00 UTC (your extension): a hand-in up to 00:00:59 UTC is on time" in page
     assert PAST not in page
-    assert f"Deadline: {PAST} UTC; later" in words(signed_in("red_ben").get("/tasks/nim_sum/"))
+    assert f"Deadline: {PAST} UTC: a hand-in up to" in words(signed_in("red_ben").get("/tasks/nim_sum/"))
     # a task with no deadline of its own: the extension is still theirs to read
     post(client, "/teach/class/red_ann/extension", {"task": "make_move", "deadline": "2099-02-01 00:00"})
     assert "Deadline: 2099-02-01 00:00 UTC (your extension)" in words(signed_in("red_ann").get("/tasks/make_move/"))

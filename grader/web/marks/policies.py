@@ -1,8 +1,9 @@
 """Instructors' per-task limits and the course's settings: read from a form, described in words.
 
 In: the instructor's form fields (minimum interval in seconds, maximum count in all and in any
-hour, deadline in UTC, for one task or every task at once; or "latest"/"best"; or how many of a
-student's submissions may wait to be graded at once, and how many MiB their hand-ins may keep).
+hour, deadline in the course's time zone (``local_time``), for one task or every task at once; or
+"latest"/"best"; or how many of a student's submissions may wait to be graded at once, and how
+many MiB their hand-ins may keep).
 A task no instructor set has the default budgets (``policy_for``: ``models.MAX_COUNT_PER_TASK``,
 ``models.MAX_PER_HOUR``), as a course without settings has ``MAX_WAITING`` and ``MAX_STORED_MIB``:
 each is loosened (or, empty or 0, lifted) on ``/teach/``. Out: the values to store, or the
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, tzinfo
 from typing import List, Optional, Tuple, Union
 
 from django.db import transaction
@@ -23,6 +24,7 @@ from django.db.models import Sum
 
 from grader.counting import LateRule
 from grader.safe_text import plural
+from grader.web.local_time import course_zone, deadline_instant, form_value, last_second, shown_time
 from grader.web.models import (
     ACCEPT,
     BEST,
@@ -69,28 +71,16 @@ def whole_number(text: str, what: str, low: int, high: int) -> Union[int, str]:
     return number
 
 
-def parse_deadline(text: str) -> Union[Optional[datetime], str]:
-    """A deadline in UTC from ``YYYY-MM-DD HH:MM`` (or a browser's ``YYYY-MM-DDTHH:MM``), None when
-    empty, or the sentence saying why it is not a date and time."""
-    text = text.strip()
-    if not text:
-        return None
-    try:
-        if len(text) > 40:
-            raise ValueError(text)
-        moment = datetime.fromisoformat(text.replace("T", " ", 1))
-    except ValueError:
-        return f"the deadline {text[:40]!r} is not a date and time: write it as 2026-12-01 23:59 (UTC)"
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=timezone.utc)  # the portal's time zone
-    try:
-        return moment.astimezone(timezone.utc)
-    except OverflowError:  # 9999-12-31 23:59-14:00 is in the year 10000 in UTC, 0001-01-01 00:00+14:00 in year 0
-        return f"the deadline {text!r} falls outside the years 1 to 9999 in UTC: write it in UTC, without an offset"
+def parse_deadline(text: str, zone: Optional[tzinfo] = None) -> Union[Optional[datetime], str]:
+    """A deadline from ``YYYY-MM-DD HH:MM`` (or a browser's ``YYYY-MM-DDTHH:MM``) in ``zone`` (the
+    course's when not given), as the aware instant stored (on time up to the minute's last
+    second: ``local_time.deadline_instant``); None when empty, or the sentence saying why not."""
+    return deadline_instant(text, zone if zone is not None else course_zone())
 
 
-def parse_limits(form) -> Union[Limits, str]:
-    """The limits in ``form`` (``min_interval_s``, ``max_count``, ``deadline``), or what is wrong."""
+def parse_limits(form, zone: Optional[tzinfo] = None) -> Union[Limits, str]:
+    """The limits in ``form`` (``min_interval_s``, ``max_count``, ``deadline`` in ``zone``: the
+    course's when not given), or what is wrong."""
     interval_text = form.get("min_interval_s", "").strip() or "0"
     interval = whole_number(interval_text, "minimum interval", 0, MAX_INTERVAL_S)
     if isinstance(interval, str):
@@ -105,7 +95,7 @@ def parse_limits(form) -> Union[Limits, str]:
             return given + " (leave it empty for no limit)"
         counts.append(given)
     count, per_hour = counts
-    deadline = parse_deadline(form.get("deadline", ""))
+    deadline = parse_deadline(form.get("deadline", ""), zone)
     if isinstance(deadline, str):
         return deadline
     late = parse_late_rule(form)
@@ -199,13 +189,12 @@ def store_limits(task_id: str, limits: Limits) -> None:
         )
 
 
-def shown_deadline(policy: Optional[TaskPolicy]) -> str:
-    """The deadline as the form takes it back, in UTC; "" for none."""
+def shown_deadline(policy: Optional[TaskPolicy], zone: Optional[tzinfo] = None) -> str:
+    """The deadline as the form takes it back, its minute in ``zone`` (the course's when not
+    given; ``local_time.form_value``); "" for none."""
     if policy is None or policy.deadline is None:
         return ""
-    moment = policy.deadline.astimezone(timezone.utc)
-    # not strftime: it writes the year 1 as "1", which the form then refuses
-    return f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d} {moment.hour:02d}:{moment.minute:02d}"
+    return form_value(policy.deadline, zone if zone is not None else course_zone())
 
 
 def deadline_for(student, task_id: str, policy: Optional[TaskPolicy]) -> Optional[datetime]:
@@ -257,8 +246,11 @@ def limits_in_words(task_id: str, student) -> List[str]:
     if deadline is not None:
         late = LateRule(policy.late_rule, policy.late_penalty).in_words()
         yours = " (your extension)" if deadline != policy.deadline else ""
-        shown = shown_deadline(Extension(deadline=deadline))
-        said.append(f"Deadline: {shown} UTC{yours}; later submissions are graded and marked late ({late}).")
+        zone = course_zone()
+        said.append(
+            f"Deadline: {shown_time(deadline, zone)}{yours}: a hand-in up to {last_second(deadline, zone)} is on "
+            f"time, later ones are graded and marked late ({late})."
+        )
     return said
 
 

@@ -23,6 +23,7 @@ from functools import wraps
 from typing import List, Optional, Tuple, Union
 
 from django.http import HttpResponse, JsonResponse
+from django.utils.timezone import get_current_timezone_name, localtime
 from django.views.decorators.csrf import csrf_exempt
 
 from grader.report.exports import gradebook_csv
@@ -132,6 +133,9 @@ def document(submission: Submission, also: Optional[List[str]] = None) -> dict:
         "files": file_names(submission, also),
         "status": submission.status,
         "submitted_at": submission.submitted_at.isoformat(),
+        # (added) the same moment on the course's clock, with its offset, and the zone's IANA name
+        "submitted_at_local": localtime(submission.submitted_at).isoformat(),
+        "time_zone": get_current_timezone_name(),
         "late": submission.late,
         "verdict": submission.verdict if done else None,
         "score": submission.score if done else None,

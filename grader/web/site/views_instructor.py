@@ -7,8 +7,9 @@ latest (or best) graded submissions (``class_marks``), served at ``/teach/class/
 to ``NAME/index.html`` open that student's history; the queue (waiting, running, errors with their
 sentences); a regrade per task (a page that says how many submissions it queues, then a POST,
 CSRF-protected, the API's regrade); the gradebook CSV; the forms of the limits (one task's, or
-every task's at once), the marks and the bound on each student's submissions waiting to be graded
-(POST, CSRF-protected; a bad value is a 400 page saying why, and nothing changes).
+every task's at once), the marks, the bound on each student's submissions waiting to be graded
+and the course's time zone (POST, CSRF-protected; a bad value is a 400 page saying why, and
+nothing changes).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from grader.report.exports import gradebook_csv
 from grader.report.pages import class_html
 from grader.safe_text import for_page, plural
+from grader.web.local_time import course_zone, store_zone, zone_name, zone_or_sentence
 from grader.web.marks.class_marks import class_marks, counted_in_words, roster_people
 from grader.web.marks.gradescope_export import gradescope_zip
 from grader.web.marks.late_work import late_change_words, refresh_late
@@ -48,7 +50,7 @@ from grader.web.marks.policies import (
     store_max_stored,
     store_max_waiting,
 )
-from grader.web.models import AT_ONCE, BEST, CHOSEN, DONE, ERROR, Submission
+from grader.web.models import AT_ONCE, BEST, CHOSEN, DONE, ERROR, Extension, Submission, TaskPolicy
 from grader.web.site.handin import only_latest, regrade_ids, regrade_words
 from grader.web.site.handin import regrade as regrade_task
 from grader.web.site.pages import REPORT_POLICY
@@ -88,17 +90,19 @@ def teach(request, problem: str = "", status: int = 200):
     for task_id, student in Submission.objects.values_list("task", "student__username"):
         counts.setdefault(task_id, set()).add(student)
     students = get_user_model().objects.filter(is_staff=False).order_by("username").values_list("username", flat=True)
+    zone = course_zone()
     context = {
         "tasks": [
             {
                 "task": task,
                 "count": len(counts.get(task.id, ())),
                 "policy": policies.get(task.id) or policy_for(task.id),  # unset: the defaults
-                "deadline": shown_deadline(policies.get(task.id)),
+                "deadline": shown_deadline(policies.get(task.id), zone),
             }
             for task in tasks.values()
         ],
         "marks_from": marks_from(),
+        "time_zone": zone_name(zone),
         "hidden_results": hidden_results(),
         "public_only": Submission.objects.filter(public_only=True, status=DONE).count(),
         "max_waiting": max_waiting(),
@@ -178,6 +182,23 @@ def waiting_bound(request):
         store_max_stored(stored)
         kept = f" A student's hand-ins may keep {f'{stored} MiB' if stored else 'any number of bytes'}."
     messages.success(request, f"Now {said} may wait to be graded at once.{kept}")
+    return redirect("teach")
+
+
+@require_POST
+@staff_required
+def time_zone(request):
+    """Set the course's time zone (an IANA name, checked against this machine's time zone
+    database): deadlines are written and every time shown in it from now on. Deadlines already set
+    keep their moment, and the sentence says how many are now shown in the new zone."""
+    name, problem = zone_or_sentence(request.POST.get("time_zone", ""))
+    if not name:
+        return teach(request, problem=f"{problem[0].upper()}{problem[1:]}; nothing was changed.", status=400)
+    store_zone(name)
+    kept = TaskPolicy.objects.exclude(deadline=None).count() + Extension.objects.count()
+    keep = "keeps its" if kept == 1 else "keep their"
+    moved = f" {plural(kept, 'deadline')} already set {keep} moment, now shown in {name} time." if kept else ""
+    messages.success(request, f"The course's time zone is {name}: deadlines are written and times shown in it.{moved}")
     return redirect("teach")
 
 

@@ -15,6 +15,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from grader.marks import plain_number
+from grader.web.local_time import course_zone, deadline_words
 from grader.web.marks.class_marks import student_marks
 from grader.web.marks.late_work import (
     EVERY_TASK,
@@ -24,7 +25,6 @@ from grader.web.marks.late_work import (
     store_adjustment,
     store_extension,
 )
-from grader.web.marks.policies import shown_deadline
 from grader.web.models import Adjustment, Extension, Submission, TaskPolicy
 from grader.web.site.history import before_id, numbers, page
 from grader.web.site.views_instructor import staff_required
@@ -50,10 +50,13 @@ def record_rows(student, tasks) -> list:
     policies = {p.task: p for p in TaskPolicy.objects.all()}
     extended = {e.task: e for e in Extension.objects.filter(student=student)}
     adjusted = {a.task: a for a in Adjustment.objects.filter(student=student)}
+    zone = course_zone()
     rows = []
     for task in tasks:
         mark = by_task[task.id]
         extension = extended.get(task.id)
+        policy = policies.get(task.id)
+        deadline = extension.deadline if extension else (policy.deadline if policy else None)
         rows.append(
             {
                 "task": task,
@@ -61,7 +64,7 @@ def record_rows(student, tasks) -> list:
                 "counted": f"{plain_number(mark.score, 4)} / {plain_number(mark.max_score, 4)}",
                 "graded": plain_number(mark.graded, 4) if mark.graded is not None else None,
                 "row": counted[task.id].row if task.id in counted else None,
-                "deadline": shown_deadline(extension) if extension else shown_deadline(policies.get(task.id)),
+                "deadline": deadline_words(deadline, zone) if deadline is not None else "",
                 "extension": extension,
                 "adjustment": adjusted.get(task.id),
             }
@@ -104,8 +107,8 @@ def extension(request, username: str):
     if change.deadline is None:
         messages.success(request, f"{found.username}: the extension of {which} is taken back.{changed}")
     else:
-        deadline = shown_deadline(Extension(deadline=change.deadline))
-        messages.success(request, f"{found.username}: {which} is due {deadline} UTC for them.{changed}")
+        deadline = deadline_words(change.deadline, course_zone())
+        messages.success(request, f"{found.username}: {which} is due {deadline} for them.{changed}")
     return redirect("student", username=found.username)
 
 

@@ -26,7 +26,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from grader.model import CaseResult, Task, TaskResult, Verdict
-from grader.web.marks.policies import deadline_for, shown_deadline
+from grader.web.local_time import course_zone, deadline_words, shown_time
+from grader.web.marks.policies import deadline_for
 from grader.web.models import AFTER_DEADLINE, AT_ONCE, DONE, CourseSetting, Extension, Submission, TaskPolicy
 from grader.web.worker import queue
 
@@ -41,13 +42,13 @@ class HiddenWait:
         """What each hidden case of a hand-in graded now says."""
         if self.deadline is None:
             return "Hidden case: it runs after your deadline for this task, which is not set yet."
-        return f"Hidden case: it runs after your deadline, {shown_deadline(Extension(deadline=self.deadline))} UTC."
+        return f"Hidden case: it runs after your deadline, {shown_time(self.deadline, course_zone())}."
 
     def note(self) -> str:
         """The note of a hand-in graded now, on its page and its report."""
         when = "which is not set yet"
         if self.deadline is not None:
-            when = f"{shown_deadline(Extension(deadline=self.deadline))} UTC"
+            when = deadline_words(self.deadline, course_zone())
         return (
             f"Your hidden cases run after your deadline for this task ({when}): until then each submission is "
             "graded on the public cases only, and its score counts those. It is then graded again in full."
