@@ -31,6 +31,7 @@ from grader.report.shown import clipped
 from grader.web.class_marks import class_marks, roster_people
 from grader.web.companions import file_names, names_by_submission
 from grader.web.course_state import CourseUnavailable, course_tasks
+from grader.web.enrolment import DROPPED_SENTENCE, TA_REFUSED, is_instructor
 from grader.web.gradescope_export import gradescope_zip
 from grader.web.handin import hand_in, read_upload, read_uploads
 from grader.web.handin import regrade as regrade_task
@@ -61,6 +62,12 @@ def token_user(request):
     return found.user if found is not None and found.user.is_active else None
 
 
+def _dropped_token(request) -> bool:
+    """Whether the request's token is a dropped student's (``enrolment``: refused, with a sentence)."""
+    token = request.headers.get("Authorization", "").partition(" ")[2].strip()
+    return bool(token) and ApiToken.objects.filter(digest=ApiToken.digest_of(token), user__is_active=False).exists()
+
+
 def _on_one_time_password(user) -> bool:
     """Whether the account has not yet chosen a password of its own (``FirstSignIn``)."""
     try:
@@ -77,6 +84,8 @@ def token_required(view):
     @wraps(view)
     def checked(request, *args, **kwargs):
         user = token_user(request)
+        if user is None and _dropped_token(request):
+            return _error(403, DROPPED_SENTENCE)
         if user is None:
             return _error(401, "a valid API token is needed: Authorization: Token <token>")
         if _on_one_time_password(user):
@@ -240,8 +249,8 @@ def _hand_in(request):
 def regrade(request, task_id: str):
     if request.method != "POST":
         return _error(405, "POST only")
-    if not request.user.is_staff:
-        return _error(403, "only instructors may regrade")
+    if not is_instructor(request.user):
+        return _error(403, "only instructors may regrade" + (f": {TA_REFUSED}" if request.user.is_staff else ""))
     if task_id not in course_tasks():
         return _error(404, f"there is no task {task_id!r}")
     return JsonResponse({"queued": regrade_task(task_id)}, status=202)

@@ -228,3 +228,13 @@ class FailedSignIn(models.Model):
 
     key = models.CharField(max_length=80, db_index=True)
     at = models.DateTimeField(db_index=True)
+
+
+class Comment(models.Model):
+    """A remark of an instructor or TA on a submission, which its student reads on the submission's
+    page: points stay as they are (an adjustment changes points; a comment only speaks)."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="comments")
+    text = models.TextField()
+    made_by = models.CharField(max_length=150, blank=True)
+    made_at = models.DateTimeField()

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from grader.web import account, api, failures, login, pages, views_instructor, views_record, views_student
+from grader.web import account, api, failures, login, pages, views_instructor, views_record, views_roster, views_student
 
 # a plain page for the pages' 404 and 500 (the API's are JSON: failures.ApiErrors)
 handler404 = failures.page_not_found
@@ -26,12 +26,15 @@ urlpatterns = [
     path("submissions/<int:number>/file", views_student.submission_file, name="submission_file"),
     path("submissions/<int:number>/choose", views_student.choose, name="choose"),
     path("submissions/<int:number>/report", pages.report, name="report"),
+    path("submissions/<int:number>/comment", views_roster.comment, name="comment"),
     path("submissions/<int:number>/index.html", pages.report_index),
     path("teach/", views_instructor.teach, name="teach"),
     path("teach/class/", views_instructor.class_page, name="class"),
     path("teach/class/<str:username>/index.html", views_record.student, name="student"),
     path("teach/class/<str:username>/extension", views_record.extension, name="extension"),
     path("teach/class/<str:username>/adjustment", views_record.adjustment, name="adjustment"),
+    path("teach/class/<str:username>/drop", views_roster.drop, name="drop"),
+    path("teach/class/<str:username>/restore", views_roster.restore, name="restore"),
     path("teach/queue/", views_instructor.queue, name="queue"),
     path("teach/tasks/<str:task_id>/regrade", views_instructor.regrade, name="regrade"),
     path("teach/tasks/<str:task_id>/limits", views_instructor.limits, name="limits"),

@@ -17,7 +17,6 @@ from functools import wraps
 from typing import Dict, Set
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.contrib.auth.views import redirect_to_login
 from django.db import transaction
 from django.http import Http404, HttpResponse
@@ -29,6 +28,7 @@ from grader.report.pages import class_html
 from grader.safe_text import for_page, plural
 from grader.web.class_marks import class_marks, counted_in_words, roster_people
 from grader.web.course_state import course_problem, course_tasks
+from grader.web.enrolment import class_members, dropped_students, instructor_required, is_ta, left_out
 from grader.web.gradescope_export import gradescope_zip
 from grader.web.handin import only_latest, regrade_ids, regrade_words
 from grader.web.handin import regrade as regrade_task
@@ -83,9 +83,10 @@ def teach(request, problem: str = "", status: int = 200):
     tasks = course_tasks()
     policies = policies_by_task()
     counts: Dict[str, Set[str]] = {task_id: set() for task_id in tasks}
+    dropped = left_out()
     for task_id, student in Submission.objects.values_list("task", "student__username"):
-        counts.setdefault(task_id, set()).add(student)
-    students = get_user_model().objects.filter(is_staff=False).order_by("username").values_list("username", flat=True)
+        if student not in dropped:
+            counts.setdefault(task_id, set()).add(student)
     context = {
         "tasks": [
             {
@@ -103,7 +104,9 @@ def teach(request, problem: str = "", status: int = 200):
         "max_stored_mib": max_stored_bytes() // (1024 * 1024),
         "problem": problem,
         "course_problem": course_problem(),
-        "students": list(students),
+        "students": class_members(),
+        "dropped": dropped_students(),
+        "is_ta": is_ta(request.user),
         "waiting": _pending().count(),
         "errors": Submission.objects.filter(status=ERROR).count(),
     }
@@ -111,7 +114,7 @@ def teach(request, problem: str = "", status: int = 200):
 
 
 @require_POST
-@staff_required
+@instructor_required
 def limits(request, task_id: str):
     """Set a task's minimum interval, maximum count and deadline; back to the instructor's page."""
     if task_id not in course_tasks():
@@ -128,7 +131,7 @@ def limits(request, task_id: str):
 
 
 @require_POST
-@staff_required
+@instructor_required
 def limits_all(request):
     """Set the same interval, count and/or deadline on every task, checked as ``limits`` checks one
     task's: all of them, or, with the sentence saying why, none."""
@@ -145,7 +148,7 @@ def limits_all(request):
 
 
 @require_POST
-@staff_required
+@instructor_required
 def marks(request):
     """Set whether marks come from each student's latest or best graded submission."""
     choice, problem = parse_marks_from(request.POST.get("marks_from", ""))
@@ -157,7 +160,7 @@ def marks(request):
 
 
 @require_POST
-@staff_required
+@instructor_required
 def waiting_bound(request):
     """Set how many of a student's submissions may wait to be graded at once and, when the form
     sends it, how many MiB their hand-ins may keep (0 or empty: no bound); both or neither."""
@@ -178,7 +181,7 @@ def waiting_bound(request):
 
 
 @require_POST
-@staff_required
+@instructor_required
 def hidden(request):
     """Set when hidden cases run: after each student's deadline, or at every hand-in (the rows
     graded on their public cases whose hidden cases may now run are graded again in full)."""
@@ -233,7 +236,7 @@ def queue(request):
 
 
 @require_http_methods(["GET", "POST"])
-@staff_required
+@instructor_required
 def regrade(request, task_id: str):
     """Two steps, as no script may ask: a GET (or a POST without ``confirm``) shows how many
     submissions a regrade of the task would queue (each student's latest and the one that counts;
