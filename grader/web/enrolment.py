@@ -64,8 +64,6 @@ def dropped_students() -> List[str]:
 def drop(user) -> str:
     """Drop ``user`` from the class (their work kept) and end their sessions; the sentence saying
     what happened (or why nothing did: an instructor or TA, or one dropped already)."""
-    from grader.web.roster import end_sessions
-
     if user.is_staff:
         return f"{user.username} is not a student (an instructor or TA): nothing was changed."
     if not user.is_active:
@@ -83,6 +81,22 @@ def restore(user) -> str:
     user.is_active = True
     user.save(update_fields=["is_active"])
     return f"{user.username} is back in the class, with every hand-in and result as it was."
+
+
+def end_sessions(users) -> int:
+    """Sign ``users`` out everywhere: delete their sessions (Django keeps them by key, not by user,
+    so every live session is read). Returns how many ended."""
+    from django.contrib.sessions.models import Session
+    from django.utils import timezone
+
+    ids = {str(user.pk) for user in users}
+    ended = [
+        session.pk
+        for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator()
+        if str(session.get_decoded().get("_auth_user_id")) in ids
+    ]
+    Session.objects.filter(pk__in=ended).delete()
+    return len(ended)
 
 
 def is_ta(user) -> bool:

@@ -44,7 +44,7 @@ from django.db import transaction
 from grader.course.roster_file import ROLES, roster_rows
 from grader.errors import UsageError
 from grader.safe_text import for_spreadsheet
-from grader.web.enrolment import role_of, set_role
+from grader.web.enrolment import end_sessions, role_of, set_role
 from grader.web.models import ApiToken, FirstSignIn
 from grader.web.usernames import accounts_named, ambiguity, same_key, shown, sign_in_problem
 
@@ -246,22 +246,6 @@ def _users(usernames: Sequence[str]) -> list:
     if unknown:
         raise UsageError(f"no such user: {', '.join(unknown)} (import the roster first: python -m grader users import)")
     return list(found.values())
-
-
-def end_sessions(users) -> int:
-    """Sign ``users`` out everywhere: delete their sessions (Django keeps them by key, not by user,
-    so every live session is read). Returns how many ended."""
-    from django.contrib.sessions.models import Session
-    from django.utils import timezone
-
-    ids = {str(user.pk) for user in users}
-    ended = [
-        session.pk
-        for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator()
-        if str(session.get_decoded().get("_auth_user_id")) in ids
-    ]
-    Session.objects.filter(pk__in=ended).delete()
-    return len(ended)
 
 
 def new_passwords(usernames: Sequence[str]) -> List[Tuple[str, str]]:
