@@ -1,8 +1,9 @@
 """The instructors' pages: the class, each student's history, the queue, regrades, the gradebook,
 each task's limits and deadline, and whether marks come from the latest or the best submission.
 
-In: requests of signed-in instructors (``is_staff``; a student gets 403, a visitor the sign-in
-page). Out: the class overview ``grade`` writes (``report.pages.class_html``), fed from everyone's
+In: requests of signed-in staff (``is_staff``; a student gets 403, a visitor the sign-in
+page): instructors and TAs read every page, only instructors change anything (every POST here is
+``enrolment.instructor_required``: a TA gets 403 with a sentence). Out: the class overview ``grade`` writes (``report.pages.class_html``), fed from everyone's
 latest (or best) graded submissions (``class_marks``), served at ``/teach/class/`` so that its links
 to ``NAME/index.html`` open that student's history; the queue (waiting, running, errors with their
 sentences); a regrade per task (a page that says how many submissions it queues, then a POST,
