@@ -1,9 +1,9 @@
 """The class list ``grade --roster`` reads, and how it matches the class folder.
 
 In: a CSV file as ``users import`` reads it (a header naming at least ``username`` and ``role``,
-``student`` or ``instructor``; ``name``, ``email`` and any other column are not needed here), and
+``student``, ``ta`` or ``instructor``; ``name``, ``email`` and any other column are not needed here), and
 the names of the students found in the class folder. Out: the students of the roster in the file's
-order (``read_roster``: instructors left out), then who is on the roster with no folder (graded as
+order (``read_roster``: instructors and TAs left out), then who is on the roster with no folder (graded as
 having handed nothing in, so their zero is in the gradebook) and which folders are not on the
 roster (graded all the same, and said) (``match_roster``). A roster name and a folder are one
 student when a person or a case-insensitive disk takes them for one (``export_names.same_key``:
@@ -50,7 +50,9 @@ def read_roster(path: Path) -> Tuple[RosterStudent, ...]:
         if not name:
             raise UsageError(f"--roster {shown}, line {line}: the username is empty.")
         if role not in ROLES:
-            raise UsageError(f"--roster {shown}, line {line}: the role must be student or instructor, not {role!r}.")
+            raise UsageError(
+                f"--roster {shown}, line {line}: the role must be student, ta or instructor, not {role!r}."
+            )
         if role != "student":
             continue
         earlier = seen.get(same_key(name))

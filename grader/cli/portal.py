@@ -221,6 +221,12 @@ def users_command(args) -> int:
             f"{len(outcome.unchanged)} unchanged.",
             file=sys.stderr,
         )
+        if outcome.dropped:
+            print(
+                f"Kept dropped (an import restores no one; restore them on /teach/ if they are back): "
+                f"{', '.join(outcome.dropped)}.",
+                file=sys.stderr,
+            )
         if written:
             print(
                 f"{plural(len(outcome.created), 'one-time password')} written to {written} (readable by you only): "

@@ -17,7 +17,7 @@ from typing import Dict, List, Tuple
 from grader.errors import UsageError
 
 MAX_ROSTER_BYTES = 4 * 1024 * 1024  # more is no class list
-ROLES = ("student", "instructor")
+ROLES = ("student", "ta", "instructor")
 
 
 def roster_rows(path: Path, shown: str) -> List[Tuple[int, Dict[str, str]]]:

@@ -238,3 +238,13 @@ def hold(student) -> None:
     the student's row (READ COMMITTED reads, after the lock, what the one before wrote). SQLite has
     no row locks and needs none: the transaction is immediate, so it already is the only writer."""
     list(get_user_model().objects.select_for_update().filter(pk=student.pk).values_list("pk", flat=True))
+
+
+class Comment(models.Model):
+    """A remark of an instructor or TA on a submission, which its student reads on the submission's
+    page: points stay as they are (an adjustment changes points; a comment only speaks)."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="comments")
+    text = models.TextField()
+    made_by = models.CharField(max_length=150, blank=True)
+    made_at = models.DateTimeField()

@@ -78,7 +78,7 @@ def test_a_roster_that_cannot_be_used_is_a_sentence(tmp_path, small_course, caps
     roster = tmp_path / "roster.csv"
     cases = {
         "name,email\nann,a@b.c\n": "the header row must name username and role",
-        "username,role\nann,teacher\n": "line 2: the role must be student or instructor, not 'teacher'",
+        "username,role\nann,teacher\n": "line 2: the role must be student, ta or instructor, not 'teacher'",
         "username,role\nann,student\nANN,student\n": "line 3: ANN is the student of line 2 (ann) again",
         "username,role\nann,student\ncon,student\n": "line 3: con has no folder in the class folder and cannot",
     }

@@ -239,7 +239,7 @@ def test_a_roster_creates_accounts_once_and_tokens_replace_each_other(portal, tm
     with pytest.raises(UsageError, match="header row must name username and role"):
         roster.import_roster(path)
     path.write_text("username,role\nx,teacher\n")
-    with pytest.raises(UsageError, match="line 2: the role must be student or instructor"):
+    with pytest.raises(UsageError, match="line 2: the role must be student, ta or instructor"):
         roster.import_roster(path)
     with pytest.raises(UsageError, match="no such user: nobody"):
         roster.new_tokens(["nobody"])

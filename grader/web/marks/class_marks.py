@@ -23,6 +23,7 @@ from django.db.models.functions import Coalesce, RowNumber
 from grader.counting import BEST, Adjusted, Graded, LateRule, Standing, counted_points, pick, standing
 from grader.marks import CaseTally, StudentMarks, Tallies, marks_of
 from grader.model import Task, TaskResult
+from grader.web.enrolment import class_members, left_out
 from grader.web.marks.policies import marks_from
 from grader.web.models import DONE, Adjustment, Submission, TaskPolicy
 from grader.web.row_records import row_result
@@ -133,11 +134,13 @@ def counted_in_words() -> str:
 
 
 def class_results(tasks: List[Task]) -> Dict[str, Tuple[List[TaskResult], Dict[str, Standing]]]:
-    """Every student's results (by name; every student of the roster, handed in or not), one per
-    task, read from the records of the submissions that count, with each task's ``Standing``."""
+    """Every student's results (by name; every student of the class, ``enrolment.class_members``,
+    handed in or not, and any other account not dropped that handed in), one per task, read from
+    the records of the submissions that count, with each task's ``Standing``. A dropped student is
+    left out, their work kept."""
     counted = counted_work()
-    roster = get_user_model().objects.filter(is_staff=False).values_list("username", flat=True)
-    students = sorted(set(roster) | {student for student, _ in counted})
+    dropped = left_out()
+    students = sorted(set(class_members()) | {student for student, _ in counted if student not in dropped})
     found = {}
     for name in students:
         mine = {task.id: counted.get((name, task.id)) for task in tasks}

@@ -16,6 +16,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from grader.web.enrolment import TA_REFUSED, is_instructor
 from grader.web.models import ApiToken
 from grader.web.site.roster import new_passwords, new_token
 from grader.web.usernames import accounts_named, ambiguity
@@ -34,8 +35,9 @@ def _page(request, status: int = 200, **shown):
 
 def _reset(request):
     """An instructor's reset of a student's password: the page with the one-time password."""
-    if not request.user.is_staff:
-        return render(request, "web/forbidden.html", status=403)
+    if not is_instructor(request.user):  # (a TA changes no account: ``enrolment``)
+        why = TA_REFUSED if request.user.is_staff else ""
+        return render(request, "web/forbidden.html", {"why": why}, status=403)
     name = request.POST.get("username", "").strip()
     accounts = accounts_named(name)  # (letter case aside: zed is Zed)
     if len(accounts) > 1:

@@ -29,6 +29,7 @@ from django.views.decorators.csrf import csrf_exempt
 from grader.report.exports import gradebook_csv
 from grader.report.pages import MESSAGE_CHARS
 from grader.report.shown import clipped
+from grader.web.enrolment import DROPPED_SENTENCE, TA_REFUSED, is_instructor
 from grader.web.marks.class_marks import class_marks, roster_people
 from grader.web.marks.gradescope_export import gradescope_zip
 from grader.web.marks.policies import whole_number
@@ -62,6 +63,12 @@ def token_user(request):
     return found.user if found is not None and found.user.is_active else None
 
 
+def _dropped_token(request) -> bool:
+    """Whether the request's token is a dropped student's (``enrolment``: refused, with a sentence)."""
+    token = request.headers.get("Authorization", "").partition(" ")[2].strip()
+    return bool(token) and ApiToken.objects.filter(digest=ApiToken.digest_of(token), user__is_active=False).exists()
+
+
 def _on_one_time_password(user) -> bool:
     """Whether the account has not yet chosen a password of its own (``FirstSignIn``)."""
     try:
@@ -78,6 +85,8 @@ def token_required(view):
     @wraps(view)
     def checked(request, *args, **kwargs):
         user = token_user(request)
+        if user is None and _dropped_token(request):
+            return _error(403, DROPPED_SENTENCE)
         if user is None:
             return _error(401, "a valid API token is needed: Authorization: Token <token>")
         if _on_one_time_password(user):
@@ -244,8 +253,8 @@ def _hand_in(request):
 def regrade(request, task_id: str):
     if request.method != "POST":
         return _error(405, "POST only")
-    if not request.user.is_staff:
-        return _error(403, "only instructors may regrade")
+    if not is_instructor(request.user):
+        return _error(403, "only instructors may regrade" + (f": {TA_REFUSED}" if request.user.is_staff else ""))
     if task_id not in course_tasks():
         return _error(404, f"there is no task {task_id!r}")
     return JsonResponse({"queued": regrade_task(task_id, by=request.user.username)}, status=202)

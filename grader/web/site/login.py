@@ -43,12 +43,13 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model, logout
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.backends import ModelBackend
-from django.contrib.auth.forms import SetPasswordForm
+from django.contrib.auth.forms import AuthenticationForm, SetPasswordForm
 from django.contrib.auth.password_validation import password_validators_help_texts
 from django.contrib.auth.views import redirect_to_login
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 
+from grader.web.enrolment import DROPPED_SENTENCE
 from grader.web.logs import address, event
 from grader.web.models import ApiToken, FirstSignIn
 from grader.web.site import known_browsers
@@ -96,7 +97,16 @@ class CaseFreeBackend(ModelBackend):
         if user is None:
             get_user_model()().set_password(password)  # (as Django does: a hash's time either way)
             return None
-        return user if user.check_password(password) and self.user_can_authenticate(user) else None
+        # A dropped student's right password is answered with why they cannot sign in
+        # (``SignInForm.confirm_login_allowed``), not as a wrong password; no session restores them
+        # (``get_user`` keeps Django's check of ``is_active``).
+        return user if user.check_password(password) else None
+
+
+class SignInForm(AuthenticationForm):
+    """Django's sign-in form, saying why a dropped student's account cannot sign in."""
+
+    error_messages = {**AuthenticationForm.error_messages, "inactive": DROPPED_SENTENCE}
 
 
 class SignIn(auth_views.LoginView):
@@ -104,6 +114,7 @@ class SignIn(auth_views.LoginView):
     when to try again."""
 
     template_name = "web/login.html"
+    authentication_form = SignInForm
     redirect_authenticated_user = True
 
     def post(self, request, *args, **kwargs):
@@ -118,6 +129,12 @@ class SignIn(auth_views.LoginView):
         event("sign-in-failed", user=typed, address=address(request))  # the name typed, never the password
         wait = address_failed(request)
         return _throttled(request, Held(wait, account=False)) if wait else answer
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        refused = [error.code for error in context["form"].non_field_errors().as_data()]
+        context["dropped"] = DROPPED_SENTENCE if "inactive" in refused else ""
+        return context
 
     def form_valid(self, form):
         settle(self.reserved)  # the password was right: no failure, and its budgets start afresh

@@ -1,8 +1,9 @@
 """Accounts from the instructor's roster, API tokens and one-time passwords (``users import``,
 ``users token``, ``users password``, and the ``/account/`` page).
 
-In: a CSV with a header row holding at least ``username`` and ``role`` (``student`` or
-``instructor``), optionally ``name`` (at most 150 characters; kept as the account's first and last
+In: a CSV with a header row holding at least ``username`` and ``role`` (``student``, ``ta``, a
+teaching assistant who sees everything an instructor sees but changes nothing, or ``instructor``:
+``enrolment``), optionally ``name`` (at most 150 characters; kept as the account's first and last
 name) and ``email`` (checked by Django's validator; a bad one is a sentence naming its line, and
 nothing is imported). A re-import sets them again where the roster has the column (an empty cell
 clears it) and keeps them where it has none. Out: the accounts created, changed or left as they
@@ -11,6 +12,10 @@ first time: a one-time password they change at once (``FirstSignIn`` marks it); 
 those are written instead to a new CSV file only its owner may read (``username,name,email,password``,
 for a mail merge), in the import's transaction: no file, no accounts. Tokens are printed once and
 kept hashed.
+
+An import never drops nor restores anyone: a student missing from the roster stays as they were,
+and a dropped student the roster names stays dropped (``RosterOutcome.dropped``: the command says
+so; /teach/ restores them).
 
 Usernames are case-insensitive (``usernames.accounts_named``): a roster's ``zed`` updates the
 account ``Zed`` (which keeps its spelling), and every command here finds an account so.
@@ -39,6 +44,7 @@ from django.db import transaction
 from grader.course.roster_file import ROLES, roster_rows
 from grader.errors import UsageError
 from grader.safe_text import for_spreadsheet
+from grader.web.enrolment import end_sessions, role_of, set_role
 from grader.web.models import ApiToken, FirstSignIn
 from grader.web.usernames import accounts_named, ambiguity, same_key, shown, sign_in_problem
 
@@ -52,6 +58,8 @@ class RosterOutcome:
     created: Tuple[Tuple[str, str], ...]  # (username, first password)
     changed: Tuple[str, ...]  # existing accounts whose role, name or email the roster changed
     unchanged: Tuple[str, ...]  # existing accounts the roster named as they were
+    # accounts the roster names that an instructor dropped: they stay dropped (restored on /teach/ only)
+    dropped: Tuple[str, ...] = ()
 
     @property
     def updated(self) -> Tuple[str, ...]:
@@ -67,7 +75,8 @@ def _rows(path: Path) -> List[dict]:
         if problem:
             raise UsageError(f"{path}, line {line}: {problem}")
         if clean.get("role", "").lower() not in ROLES:
-            raise UsageError(f"{path}, line {line}: the role must be student or instructor, not {clean.get('role')!r}.")
+            role = clean.get("role")
+            raise UsageError(f"{path}, line {line}: the role must be student, ta or instructor, not {role!r}.")
         problem = _name_or_email_problem(clean)
         if problem:
             raise UsageError(f"{path}, line {line}: {problem}")
@@ -147,29 +156,33 @@ def import_roster(path: Path, passwords: Optional[Path] = None) -> RosterOutcome
 
 def _import_rows(path: Path, rows: List[dict]) -> RosterOutcome:
     users = get_user_model()
-    created, changed, unchanged = [], [], []
+    created, changed, unchanged, dropped = [], [], [], []
     targets = _apart(path, rows)  # (inside: an account made meanwhile by another import is seen)
     for row in rows:
         user, new = users.objects.get_or_create(username=targets.get(row["username"], row["username"]))
-        before = (user.is_staff, user.email, user.first_name, user.last_name)
-        user.is_staff = row["role"].lower() == "instructor"
+        role = row["role"].lower()
+        before = (role_of(user), user.email, user.first_name, user.last_name)
         if "email" in row:
             user.email = row["email"]
         if "name" in row:
             first, _, last = row["name"].partition(" ")
             user.first_name, user.last_name = first, last.strip()
+        if not user.is_active:  # dropped on /teach/: the roster names them, but only /teach/ restores them
+            dropped.append(user.username)
         if new:
             password = printable_secret(9)
             user.set_password(password)
             created.append((user.username, password))
             user.save()  # the printed password is for once: the first sign-in asks for one of their own
+            set_role(user, role)
             FirstSignIn.objects.get_or_create(user=user)
-        elif before != (user.is_staff, user.email, user.first_name, user.last_name):
+        elif before != (role, user.email, user.first_name, user.last_name):
             changed.append(user.username)
             user.save()
+            set_role(user, role)
         else:
             unchanged.append(user.username)
-    return RosterOutcome(tuple(created), tuple(changed), tuple(unchanged))
+    return RosterOutcome(tuple(created), tuple(changed), tuple(unchanged), tuple(dropped))
 
 
 PASSWORD_COLUMNS = ("username", "name", "email", "password")
@@ -233,22 +246,6 @@ def _users(usernames: Sequence[str]) -> list:
     if unknown:
         raise UsageError(f"no such user: {', '.join(unknown)} (import the roster first: python -m grader users import)")
     return list(found.values())
-
-
-def end_sessions(users) -> int:
-    """Sign ``users`` out everywhere: delete their sessions (Django keeps them by key, not by user,
-    so every live session is read). Returns how many ended."""
-    from django.contrib.sessions.models import Session
-    from django.utils import timezone
-
-    ids = {str(user.pk) for user in users}
-    ended = [
-        session.pk
-        for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator()
-        if str(session.get_decoded().get("_auth_user_id")) in ids
-    ]
-    Session.objects.filter(pk__in=ended).delete()
-    return len(ended)
 
 
 def new_passwords(usernames: Sequence[str]) -> List[Tuple[str, str]]:

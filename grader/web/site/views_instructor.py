@@ -1,16 +1,16 @@
 """The instructors' pages: the class, each student's history, the queue, regrades, the gradebook,
 each task's limits and deadline, and whether marks come from the latest or the best submission.
 
-In: requests of signed-in instructors (``is_staff``; a student gets 403, a visitor the sign-in
-page). Out: the class overview ``grade`` writes (``report.pages.class_html``), fed from everyone's
-latest (or best) graded submissions (``class_marks``), served at ``/teach/class/`` so that its links
-to ``NAME/index.html`` open that student's history; the queue (waiting, running, errors with their
-sentences); a regrade per task (a page that says how many submissions it queues, then a POST,
-CSRF-protected, the API's regrade); the gradebook CSV; the forms of the limits (one task's, or
-every task's at once), the marks, the bound on each student's submissions waiting to be graded
-and the course's time zone (POST, CSRF-protected; a bad value is a 400 page saying why, and
-nothing changes).
-"""
+In: requests of signed-in staff (``is_staff``; a student gets 403, a visitor the sign-in page):
+instructors and TAs read every page, only instructors change anything (every POST here is
+``enrolment.instructor_required``: a TA gets 403 with a sentence). Out: the class overview ``grade``
+writes (``report.pages.class_html``), fed from everyone's latest (or best) graded submissions
+(``class_marks``), served at ``/teach/class/`` so that its links to ``NAME/index.html`` open that
+student's history; the queue (waiting, running, errors with their sentences); a regrade per task (a
+page that says how many submissions it queues, then a POST, CSRF-protected, the API's regrade); the
+gradebook CSV; the forms of the limits (one task's, or every task's at once), the marks, the bound
+on each student's submissions waiting to be graded and the course's time zone (POST, CSRF-protected;
+a bad value is a 400 page saying why, and nothing changes)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from functools import wraps
 from typing import Dict, Set
 
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.contrib.auth.views import redirect_to_login
 from django.db import transaction
 from django.http import Http404, HttpResponse
@@ -28,6 +27,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from grader.report.exports import gradebook_csv
 from grader.report.pages import class_html
 from grader.safe_text import for_page, plural
+from grader.web.enrolment import class_members, dropped_students, instructor_required, is_ta, left_out
 from grader.web.local_time import course_zone, store_zone, zone_name, zone_or_sentence
 from grader.web.marks.class_marks import class_marks, counted_in_words, roster_people
 from grader.web.marks.gradescope_export import gradescope_zip
@@ -87,9 +87,10 @@ def teach(request, problem: str = "", status: int = 200):
     tasks = course_tasks()
     policies = policies_by_task()
     counts: Dict[str, Set[str]] = {task_id: set() for task_id in tasks}
+    dropped = left_out()
     for task_id, student in Submission.objects.values_list("task", "student__username"):
-        counts.setdefault(task_id, set()).add(student)
-    students = get_user_model().objects.filter(is_staff=False).order_by("username").values_list("username", flat=True)
+        if student not in dropped:
+            counts.setdefault(task_id, set()).add(student)
     zone = course_zone()
     context = {
         "tasks": [
@@ -110,7 +111,9 @@ def teach(request, problem: str = "", status: int = 200):
         "problem": problem,
         "course_problem": course_problem(),
         "publishing": publishing.shown(tasks),
-        "students": list(students),
+        "students": class_members(),
+        "dropped": dropped_students(),
+        "is_ta": is_ta(request.user),
         "waiting": _pending().count(),
         "errors": Submission.objects.filter(status=ERROR).count(),
         "similar": similar_hand_ins(),
@@ -119,7 +122,7 @@ def teach(request, problem: str = "", status: int = 200):
 
 
 @require_POST
-@staff_required
+@instructor_required
 def limits(request, task_id: str):
     """Set a task's minimum interval, maximum count and deadline; back to the instructor's page."""
     if task_id not in course_tasks():
@@ -136,7 +139,7 @@ def limits(request, task_id: str):
 
 
 @require_POST
-@staff_required
+@instructor_required
 def limits_all(request):
     """Set the same interval, count and/or deadline on every task, checked as ``limits`` checks one
     task's: all of them, or, with the sentence saying why, none."""
@@ -153,7 +156,7 @@ def limits_all(request):
 
 
 @require_POST
-@staff_required
+@instructor_required
 def marks(request):
     """Set whether marks come from each student's latest or best graded submission."""
     choice, problem = parse_marks_from(request.POST.get("marks_from", ""))
@@ -165,7 +168,7 @@ def marks(request):
 
 
 @require_POST
-@staff_required
+@instructor_required
 def waiting_bound(request):
     """Set how many of a student's submissions may wait to be graded at once and, when the form
     sends it, how many MiB their hand-ins may keep (0 or empty: no bound); both or neither."""
@@ -186,7 +189,7 @@ def waiting_bound(request):
 
 
 @require_POST
-@staff_required
+@instructor_required
 def time_zone(request):
     """Set the course's time zone (an IANA name, checked against this machine's time zone
     database): deadlines are written and every time shown in it from now on. Deadlines already set
@@ -203,7 +206,7 @@ def time_zone(request):
 
 
 @require_POST
-@staff_required
+@instructor_required
 def hidden(request):
     """Set when hidden cases run: after each student's deadline, or at every hand-in (the rows
     graded on their public cases whose hidden cases may now run are graded again in full)."""
@@ -258,7 +261,7 @@ def queue(request):
 
 
 @require_POST
-@staff_required
+@instructor_required
 def publish(request):
     """Publish the course folder's edits (``publishing``: verify on the changed tasks first), then back
     to /teach/, which says the version now live or why the live one stays. A regrade is offered there,
@@ -271,7 +274,7 @@ def publish(request):
 
 
 @require_http_methods(["GET", "POST"])
-@staff_required
+@instructor_required
 def regrade(request, task_id: str):
     """Two steps, as no script may ask: a GET (or a POST without ``confirm``) shows how many
     submissions a regrade of the task would queue (each student's latest and the one that counts;

@@ -15,6 +15,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from grader.marks import plain_number
+from grader.web.enrolment import instructor_required, is_ta
 from grader.web.local_time import course_zone, deadline_words
 from grader.web.marks.class_marks import student_marks
 from grader.web.marks.late_work import (
@@ -88,12 +89,13 @@ def student(request, username: str, problem: str = "", status: int = 200):
         "problem": problem,
         "history": [line(r, numbered[r.id]) for r in history],
         "older": older,
+        "is_ta": is_ta(request.user),
     }
     return render(request, "web/student.html", context, status=status)
 
 
 @require_POST
-@staff_required
+@instructor_required
 def extension(request, username: str):
     """Grant, change or (with no deadline) take back a student's extension of a task or of every
     task; their submissions are marked late or not by it at once."""
@@ -113,7 +115,7 @@ def extension(request, username: str):
 
 
 @require_POST
-@staff_required
+@instructor_required
 def adjustment(request, username: str):
     """Make, change or (with no points) remove an adjustment of a student's points on a task, with
     the comment the student reads beside their marks."""

@@ -285,6 +285,7 @@ def submission(request, number: int):
         "code": source["lines"][folded:],
         "shown_name": shown_name,
         "files": file_names(row),
+        "comments": list(row.comments.order_by("id")),  # an instructor's or TA's (``views_roster``)
     }
     return render(request, "web/submission.html", context)
 
