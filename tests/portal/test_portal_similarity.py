@@ -110,6 +110,22 @@ def test_the_latest_hand_in_counts_so_a_copy_replaced_by_own_work_is_no_longer_l
     assert listed(section(client), "working_game") == set()
 
 
+def test_a_dropped_students_hand_in_is_not_compared_and_comes_back_with_them():
+    from django.contrib.auth import get_user_model
+
+    from grader.web import enrolment
+
+    hand_in("ann", "working_game", REFERENCE)
+    hand_in("ben", "working_game", COPY)
+    hand_in("cat", "working_game", HONEST)
+    client = signed_in("teach")
+    ben = get_user_model().objects.get(username="ben")
+    enrolment.drop(ben)
+    assert listed(section(client), "working_game") == set()  # gone from every listing of the class
+    enrolment.restore(get_user_model().objects.get(username="ben"))
+    assert listed(section(client), "working_game") == {("ann", "ben")}
+
+
 def test_hand_ins_that_are_the_stub_are_never_a_pair():
     for student in ("ann", "ben", "cat"):
         hand_in(student, "working_game", STUB)  # three identical files: the stub as handed out

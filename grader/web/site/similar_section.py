@@ -48,7 +48,9 @@ def _read(hand_ins: List[similarity.HandIn]) -> List[similarity.HandIn]:
 
 def latest_hand_ins() -> Dict[str, List[similarity.HandIn]]:
     """Each student's latest hand-in of each task (by task id; students only), without their bytes."""
-    latest = Submission.objects.filter(student__is_staff=False).values("student_id", "task").annotate(last=Max("id"))
+    # the class as every listing has it (``enrolment``): students, not dropped
+    latest = Submission.objects.filter(student__is_staff=False, student__is_active=True)
+    latest = latest.values("student_id", "task").annotate(last=Max("id"))
     numbers = [row["last"] for row in latest]
     rows = Submission.objects.filter(id__in=numbers).values_list("id", "task", "student__username", "sha256")
     found: Dict[str, List[similarity.HandIn]] = {}
