@@ -35,6 +35,7 @@ urlpatterns = [
     path("tasks/<str:task_id>/", views_student.task, name="task"),
     path("submissions/<int:number>/", views_student.submission, name="submission"),
     path("submissions/<int:number>/file", views_student.submission_file, name="submission_file"),
+    path("submissions/<int:number>/status", views_student.submission_status, name="submission_status"),
     path("submissions/<int:number>/choose", views_student.choose, name="choose"),
     path("submissions/<int:number>/report", pages.report, name="report"),
     path("submissions/<int:number>/comment", views_roster.comment, name="comment"),

@@ -208,9 +208,9 @@ def hand_in(browser, url: str, task: str, text: str) -> None:
 def wait_until_graded(browser) -> None:
     from selenium.webdriver.support.ui import WebDriverWait
 
-    # the submission's page refreshes itself while queued or running
+    # the submission's page reloads itself once it is graded
     WebDriverWait(browser, GRADED_WITHIN_S, poll_frequency=0.5).until(
-        lambda b: "refreshes itself" not in b.page_source and "badge done" in b.page_source
+        lambda b: "as soon as it is graded" not in b.page_source and "badge done" in b.page_source
     )
 
 

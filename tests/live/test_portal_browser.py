@@ -125,9 +125,9 @@ def first_sign_in(browser, url, username, password):
 def wait_until_graded(browser):
     from selenium.webdriver.support.ui import WebDriverWait
 
-    # the page refreshes itself while queued or running; nothing here reloads it
+    # the page reloads itself once it is graded; nothing here reloads it
     WebDriverWait(browser, GRADED_WITHIN_S, poll_frequency=0.5).until(
-        lambda b: "refreshes itself" not in b.page_source and "badge done" in b.page_source
+        lambda b: "as soon as it is graded" not in b.page_source and "badge done" in b.page_source
     )
 
 

@@ -176,7 +176,15 @@ def test_handing_in_through_the_page_makes_the_same_row_as_the_api():
     upload.name = "anything.py"
     by_file = page_hand_in(ann, "exclusive_or", upload=upload)
     shown = ann.get(by_file["Location"])
-    assert "queued" in shown.content.decode() and '<meta http-equiv="refresh" content="2">' in shown.content.decode()
+    page = shown.content.decode()
+    assert "queued" in page and "as soon as it is graded" in page and "http-equiv" not in page
+    # its one script runs by its hash, and asks a status only its owner reads
+    from grader.web.site.waiting_page import WAIT_POLICY, WAIT_SCRIPT
+
+    assert f"<script>{WAIT_SCRIPT}</script>" in page and shown["Content-Security-Policy"] == WAIT_POLICY
+    number = by_file["Location"].strip("/").split("/")[-1]
+    assert ann.get(f"/submissions/{number}/status").json() == {"waiting": True}
+    assert signed_in("ben").get(f"/submissions/{number}/status").status_code == 404
 
 
 def test_the_page_refuses_with_the_apis_reasons():
@@ -292,4 +300,4 @@ def test_the_queue_shows_what_could_not_be_graded():
     queue.finish(number, attempt, {"status": "error", "error": "the grader failed (OSError: disk full)"})
     assert "disk full" in signed_in("teach").get("/teach/queue/").content.decode()
     shown = signed_in("ann").get(f"/submissions/{number}/").content.decode()
-    assert "could not be graded" in shown and 'http-equiv="refresh"' not in shown
+    assert "could not be graded" in shown and "as soon as it is graded" not in shown and "<script>" not in shown

@@ -52,6 +52,7 @@ READ = {
     "",
     "submissions/<int:number>/",
     "submissions/<int:number>/file",
+    "submissions/<int:number>/status",
     "submissions/<int:number>/report",
     "submissions/<int:number>/index.html",
     "teach/",

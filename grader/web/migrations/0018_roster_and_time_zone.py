@@ -6,4 +6,4 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     dependencies = [("portal", "0017_timezone"), ("portal", "0017_roster")]
-    operations = []
+    operations: list = []

@@ -4,7 +4,7 @@ In: a signed-in user's requests. Out: server-rendered pages (``templates/web``).
 only their own submissions (another's, or one that does not exist, is 404); instructors see all.
 Handing in goes through ``handin.hand_in``, as the API's POST does, and answers with the task page
 and a sentence (the status code the API would give), the text the student pasted kept in the form.
-A submission still owed grading refreshes itself every 2 s (a meta refresh: no script).
+A submission still owed grading reloads once, when it is graded (``waiting_page``: one script).
 The exercises are listed in the handout's order (``course.handout``) under the student's total; each
 says which submission's marks count (the course's rule, late rule and adjustments:
 ``class_marks.student_marks``) and for how many points. A task's page says so too: a refused
@@ -24,7 +24,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.db.models import Count, Max, Q
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -33,11 +33,12 @@ from grader.model import Verdict
 from grader.safe_text import for_page, plural
 from grader.web.marks.class_marks import student_marks
 from grader.web.marks.policies import deadline_for, limits_in_words, marks_from
-from grader.web.models import CHOSEN, DONE, ERROR, NOT_COUNTED, Submission, SubmissionFile, TaskPolicy
+from grader.web.models import CHOSEN, DONE, NOT_COUNTED, Submission, SubmissionFile, TaskPolicy
 from grader.web.site.companions import file_names, names_taken
 from grader.web.site.handin import hand_in, read_upload, read_uploads
 from grader.web.site.history import LISTED, before_id, numbers, page
 from grader.web.site.landing import docstring_lines, landing
+from grader.web.site.waiting_page import WAIT_POLICY, WAIT_SCRIPT, waits
 from grader.web.worker.course_state import course_tasks, exercise_statement, handout_order
 from grader.web.worker.hidden_results import hidden_words
 
@@ -267,7 +268,8 @@ def submission(request, number: int):
         "row": row,
         "title": task.title if task else row.task,
         "shown": line(row, number),
-        "refresh": row.pending or row.status not in (DONE, ERROR),
+        "refresh": waits(row),
+        "wait_script": WAIT_SCRIPT,
         # the cause first, then the failing cases by hint (``landing``); a task no longer in the
         # course: its cases as kept, each message with every control, format and separator
         # character as its marker (``safe_text``)
@@ -287,7 +289,20 @@ def submission(request, number: int):
         "files": file_names(row),
         "comments": list(row.comments.order_by("id")),  # an instructor's or TA's (``views_roster``)
     }
-    return render(request, "web/submission.html", context)
+    response = render(request, "web/submission.html", context)
+    if context["refresh"]:  # its one script, by its hash (``waiting_page``)
+        response["Content-Security-Policy"] = WAIT_POLICY
+    return response
+
+
+@login_required
+def submission_status(request, number: int):
+    """Whether the signed-in user's submission ``number`` still waits to be graded, as JSON
+    (``{"waiting": true}``): what its page asks while it waits (404 for another's)."""
+    row = visible(request.user, Submission.objects.all()).filter(id=number).only("status", "pending").first()
+    if row is None:
+        raise Http404("no such submission of yours")
+    return JsonResponse({"waiting": waits(row)})
 
 
 def source_lines(data: bytes) -> dict:
