@@ -143,7 +143,8 @@ def test_users_import_makes_a_ta_who_sees_what_an_instructor_sees(graded):
         if path.endswith((".csv", ".zip", "/report", "/file", "/class/")):
             assert seen.content == teach.get(path).content, path
     start = ta.get("/teach/").content.decode()
-    for action in ("/teach/marks", "/teach/hidden", "/teach/waiting", "/teach/limits", "/limits", "/regrade", "/drop"):
+    changing = ("/teach/marks", "/teach/hidden", "/teach/waiting", "/teach/limits", "/limits", "/regrade", "/drop")
+    for action in (*changing, "/teach/publish", "/teach/time-zone"):
         assert action not in start, f"the TA's /teach/ shows the button of {action}"
     record = ta.get("/teach/class/ta_ann/index.html").content.decode()
     assert "/extension" not in record and "/adjustment" not in record and "/drop" not in record
