@@ -14,6 +14,7 @@ a bad value is a 400 page saying why, and nothing changes)."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from functools import wraps
 from typing import Dict, Set
 
@@ -28,7 +29,7 @@ from grader.report.exports import gradebook_csv
 from grader.report.pages import class_html
 from grader.safe_text import for_page, plural
 from grader.web.enrolment import class_members, dropped_students, instructor_required, is_ta, left_out
-from grader.web.local_time import course_zone, store_zone, zone_name, zone_or_sentence
+from grader.web.local_time import course_zone, shown_time, store_zone, zone_name, zone_or_sentence
 from grader.web.marks.class_marks import class_marks, counted_in_words, roster_people
 from grader.web.marks.gradescope_export import gradescope_zip
 from grader.web.marks.late_work import late_change_words, refresh_late
@@ -92,6 +93,7 @@ def teach(request, problem: str = "", status: int = 200):
         if student not in dropped:
             counts.setdefault(task_id, set()).add(student)
     zone = course_zone()
+    shown = publishing.shown(tasks)
     context = {
         "tasks": [
             {
@@ -110,7 +112,8 @@ def teach(request, problem: str = "", status: int = 200):
         "max_stored_mib": max_stored_bytes() // (1024 * 1024),
         "problem": problem,
         "course_problem": course_problem(),
-        "publishing": publishing.shown(tasks),
+        "publishing": shown,
+        "published": shown_time(datetime.fromisoformat(shown.version.published_at), zone) if shown.version else "",
         "students": class_members(),
         "dropped": dropped_students(),
         "is_ta": is_ta(request.user),
