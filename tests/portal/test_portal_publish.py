@@ -102,7 +102,7 @@ def test_publish_refuses_a_failing_change_with_verifys_sentence_and_the_live_ver
     assert live is not None  # /teach/ says which version is live
     _edit(course, RIGHT, TYPO)
     page = _publish()
-    assert "Not published: the live version stays." in page
+    assert '<p class="note problem" role="alert">Not published: the live version stays.</p>' in page  # red, not green
     assert "verify found what falls short:" in page
     assert "nim_sum: " in page and "the nim-sum of 1, 3, 5, 7 is 0" in page  # verify's sentence, naming the case
     assert ".staging-" not in page  # the instructor's own paths, never the copy's
