@@ -41,12 +41,13 @@ class HiddenWait:
     def sentence(self) -> str:
         """What each hidden case of a hand-in graded now says."""
         if self.deadline is None:
-            return "Hidden case: it runs after your deadline for this task, which is not set yet."
+            # (kept with the row: said as of its grading, so that a deadline set later does not belie it)
+            return "Hidden case: it runs after your deadline for this task, which was not set when this was graded."
         return f"Hidden case: it runs after your deadline, {shown_time(self.deadline, course_zone())}."
 
     def note(self) -> str:
         """The note of a hand-in graded now, on its page and its report."""
-        when = "which is not set yet"
+        when = "which was not set when this was graded: the task's page says it now"
         if self.deadline is not None:
             when = deadline_words(self.deadline, course_zone())
         return (
