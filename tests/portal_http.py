@@ -153,8 +153,8 @@ class Tables:
             self.run("UPDATE portal_coursesetting SET hidden_results = 'at_once' WHERE id = 1")
             return
         self.run(
-            "INSERT INTO portal_coursesetting (id, marks_from, max_waiting, max_stored_mib, hidden_results) "
-            "VALUES (1, 'latest', 10, 16, 'at_once')"
+            "INSERT INTO portal_coursesetting (id, marks_from, max_waiting, max_stored_mib, hidden_results, time_zone) "
+            "VALUES (1, 'latest', 10, 16, 'at_once', 'UTC')"
         )
 
     def session_expiry(self, session_key: str) -> datetime:
