@@ -134,6 +134,10 @@ def _report_state(signum, frame):
     try:
         if not _FOLDER[0]:
             return
+        if _PENDING[0] is not None:
+            # the look before has not reached its loop's top: given up unreported, since its record and
+            # this one, moments apart, would read as no progress between two looks
+            _PENDING[0]()
         if frame is None or sys.gettrace() is not None:  # traced by the program itself: where it is now
             report(state_record(frame, _FOLDER[0]))
         else:
@@ -142,18 +146,16 @@ def _report_state(signum, frame):
         pass
 
 
-# The most lines a look waits for before it reports where the program is, wherever that is.
-_TOP_LINES = 1000
+_TOP_LINES = 1000  # the most lines a look waits for its loop's top before it reports anyway
+_PENDING = [None]  # gives up the look that waits for its loop's top (``_report_at_loop_top``), if any
 
 
 def _report_at_loop_top(start, folder, settrace=sys.settrace):
-    """Report where the program is (``state_record``) when the student's innermost frame, from
-    ``start`` (the frame a look found running) outwards, next comes back to a line no later than the
-    one it ran before, past its first: the top of its loop. Why: Python 3.9 and 3.10 run a signal's
-    handler between any two instructions, 3.11 and later at a loop's jump back or in code the loop
-    calls (a task's rule checks), so two looks at a loop that never ends would find it on different
-    lines. After ``_TOP_LINES`` lines in any of those frames, or when the student's frame returns,
-    the look reports where it is."""
+    """Report where the program is (``state_record``) once the student's innermost frame (from
+    ``start``, where the look landed, outwards) comes back to a line no later than its last, past its
+    first: its loop's top. 3.9 and 3.10 run a handler between any two instructions, every version in
+    code a loop calls (rule checks): two looks at an endless loop would find different lines. After
+    ``_TOP_LINES`` lines in those frames, or when the student's frame returns, it reports anyway."""
     own = start
     while own is not None and not _in_folder(own.f_code.co_filename, folder):
         own = own.f_back
@@ -176,24 +178,28 @@ def _report_at_loop_top(start, folder, settrace=sys.settrace):
                     return traced
             elif event == "line" and seen[2] < _TOP_LINES:
                 return traced
-            for each in frames:
-                each.f_trace = None
-            settrace(None)
+            give_up()
             report(state_record(frame, folder))
         except BaseException:
             pass
         return None
+
+    def give_up():
+        _PENDING[0] = None
+        for each in frames:
+            each.f_trace = None
+        settrace(None)
 
     frame = start
     while frame is not None:
         frame.f_trace = traced
         frames.append(frame)
         frame = None if frame is own else frame.f_back
+    _PENDING[0] = give_up
     settrace(_untraced)
 
 
-def _untraced(frame, event, arg):
-    """No new frame is traced while a look waits (``_report_at_loop_top``)."""
+def _untraced(frame, event, arg):  # no new frame is traced while a look waits
     return None
 
 
@@ -229,9 +235,8 @@ def _in_folder(path, folder):
 
 
 def newest_words(kind, text, code):
-    """``text``, an exception's message, in the words of the newest supported Python where older ones
-    word it otherwise, so that a course's hint (``exception_text``) and the grader's advice hold on
-    every Python. ``kind`` is the exception's class, ``code`` that of the frame it was raised in."""
+    """``text``, the message of an exception of class ``kind`` raised in ``code``, in the newest
+    Python's words where older ones differ: a course's ``exception_text`` holds on every Python."""
     if kind is IndexError and code is not None and code.co_name == "choice":
         random = sys.modules.get("random")  # 3.9 and 3.10: "list index out of range"
         if code.co_filename == getattr(random, "__file__", None):
@@ -263,7 +268,7 @@ def crash_record(error, folder):
     kind = type(error)
     builtin = getattr(builtins, kind.__name__, None) is kind
     innermost = error.__traceback__
-    while innermost is not None and innermost.tb_next is not None:
+    while innermost is not None and innermost.tb_next is not None:  # (where it was raised)
         innermost = innermost.tb_next
     return {
         "crash": {
