@@ -7,15 +7,19 @@ from __future__ import annotations
 
 import http.cookiejar
 import re
+import signal
 import sqlite3
+import subprocess
+import sys
 import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 
 @dataclass(frozen=True)
@@ -164,3 +168,27 @@ class Tables:
     def expire_session(self, session_key: str) -> None:
         past = self.stamp(datetime.now(timezone.utc) - timedelta(seconds=1))
         self.run("UPDATE django_session SET expire_date = %s WHERE session_key = %s", (past, session_key))
+
+
+def one_time_passwords(said: str) -> Dict[str, str]:
+    """Each account's one-time password from what ``users import`` printed (username → password)."""
+    return dict(re.findall(r"^(\S+): sign in the first time with the password (\S+) ", said, re.M))
+
+
+@contextmanager
+def served(args: Sequence[str], cwd: Path) -> Iterator[str]:
+    """``python -m grader serve ARGS --port 0`` in a process of its own, run from ``cwd``: its address
+    while the block runs; then stopped with SIGTERM, which it must answer by ending with 0."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "grader", "serve", *args, "--port", "0"],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    line = server.stdout.readline() if server.stdout else ""
+    found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+    assert found, (line, server.stderr.read() if server.poll() is not None and server.stderr else "")
+    yield f"http://127.0.0.1:{found.group(1)}"
+    server.send_signal(signal.SIGTERM)
+    assert server.wait(timeout=60) == 0

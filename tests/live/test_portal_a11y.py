@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -33,6 +32,7 @@ import pytest
 pytest.importorskip("django", reason="the portal needs the web extra (Django, Python 3.10+)")
 pytest.importorskip("waitress", reason="the portal needs the web extra (waitress)")
 
+from portal_http import one_time_passwords, served  # noqa: E402
 from support import PROJECT, mutate, solution  # noqa: E402
 
 AXE = Path(__file__).resolve().parents[1] / "data" / "axe-core" / "axe.min.js"
@@ -77,20 +77,9 @@ def site(tmp_path_factory, portal_database):
         text=True,
     )
     assert made.returncode == 0, made.stderr
-    first = dict(re.findall(r"^(\S+): sign in the first time with the password (\S+) ", made.stdout, re.M))
-    server = subprocess.Popen(
-        [*command, "serve", "--data", str(folder / "data"), *db, "--port", "0", "--workers", "1"],
-        cwd=PROJECT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    line = server.stdout.readline()
-    found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-    assert found, (line, server.stderr.read() if server.poll() is not None else "")
-    yield f"http://127.0.0.1:{found.group(1)}", first
-    server.send_signal(signal.SIGTERM)
-    assert server.wait(timeout=60) == 0
+    first = one_time_passwords(made.stdout)
+    with served(["--data", str(folder / "data"), *db, "--workers", "1"], PROJECT) as url:
+        yield url, first
 
 
 class Audit:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import concurrent.futures
 import http.cookiejar
 import re
-import signal
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
@@ -19,7 +18,7 @@ import pytest
 pytest.importorskip("django", reason="the portal needs the web extra (Django, Python 3.10+)")
 pytest.importorskip("waitress", reason="the portal needs the web extra (waitress)")
 
-from portal_http import Tables, Visitor  # noqa: E402
+from portal_http import Tables, Visitor, one_time_passwords, served  # noqa: E402
 from support import PROJECT  # noqa: E402
 
 PASSWORD = "a long enough password 1"
@@ -49,32 +48,14 @@ def portal(tmp_path_factory, portal_database):
     roster.write_text(
         "username,role\n" + "".join(f"{n},{'instructor' if n == 'teach' else 'student'}\n" for n in ACCOUNTS)
     )
-    first = dict(
-        re.findall(
-            r"^(\S+): sign in the first time with the password (\S+) ",
-            grader("users", "import", str(roster), *where),
-            re.M,
-        )
-    )
-    server = subprocess.Popen(
-        [sys.executable, "-m", "grader", "serve", *where, "--port", "0", "--allow-unprotected", "--workers", "1"],
-        cwd=PROJECT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    line = server.stdout.readline()
-    found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-    assert found, (line, server.stderr.read() if server.poll() is not None else "")
-    url = f"http://127.0.0.1:{found.group(1)}"
-    tables = Tables(folder / "data", db)
-    for name in ACCOUNTS:
-        if name != "margaret":  # she has not chosen her own yet
-            choose(Visitor(url), name, first[name], PASSWORD)
-    tables.clear_failures()
-    yield url, first, tables, where
-    server.send_signal(signal.SIGTERM)
-    assert server.wait(timeout=60) == 0
+    first = one_time_passwords(grader("users", "import", str(roster), *where))
+    with served([*where, "--allow-unprotected", "--workers", "1"], PROJECT) as url:
+        tables = Tables(folder / "data", db)
+        for name in ACCOUNTS:
+            if name != "margaret":  # she has not chosen her own yet
+                choose(Visitor(url), name, first[name], PASSWORD)
+        tables.clear_failures()
+        yield url, first, tables, where
 
 
 @pytest.fixture(autouse=True)

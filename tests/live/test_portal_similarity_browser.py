@@ -11,7 +11,6 @@ chromedriver; where one is missing the tests are skipped with the reason.
 from __future__ import annotations
 
 import re
-import signal
 import subprocess
 import sys
 import urllib.request
@@ -22,7 +21,7 @@ pytest.importorskip("django", reason="the portal needs the web extra (Django, Py
 pytest.importorskip("waitress", reason="the portal needs the web extra (waitress)")
 pytest.importorskip("copydetect", reason="similar hand-ins need copydetect (the web extra)")
 
-from portal_http import Tables, file_form  # noqa: E402
+from portal_http import Tables, file_form, one_time_passwords, served  # noqa: E402
 from similar_hand_ins import COPY, HONEST, OTHER_HONEST, REFERENCE  # noqa: E402
 from support import PROJECT  # noqa: E402
 
@@ -45,28 +44,16 @@ def site(tmp_path_factory, portal_database):
     roster = folder / "roster.csv"
     roster.write_text("username,role\n" + "".join(f"{n},student\n" for n in HAND_INS) + "teach,instructor\n")
     made = grader("users", "import", str(roster), *where)
-    first = dict(re.findall(r"^(\S+): sign in the first time with the password (\S+) ", made, re.M))
+    first = one_time_passwords(made)
     Tables(folder / "data", portal_database.options()).passwords_chosen()
     tokens = dict(re.findall(r"^(\S+) (\S+)$", grader("users", "token", *HAND_INS, *where), re.M))
-    server = subprocess.Popen(
-        [sys.executable, "-m", "grader", "serve", *where, "--port", "0", "--no-grading"],
-        cwd=PROJECT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    line = server.stdout.readline()
-    found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-    assert found, (line, server.stderr.read() if server.poll() is not None else "")
-    url = f"http://127.0.0.1:{found.group(1)}"
-    for name, text in HAND_INS.items():
-        body, kind = file_form("working_game", text)
-        headers = {"Content-Type": kind, "Authorization": f"Token {tokens[name]}"}
-        with urllib.request.urlopen(urllib.request.Request(f"{url}/api/submissions", body, headers)) as answer:
-            assert answer.status == 202, answer.read()
-    yield url, first["teach"]
-    server.send_signal(signal.SIGTERM)
-    assert server.wait(timeout=60) == 0
+    with served([*where, "--no-grading"], PROJECT) as url:
+        for name, text in HAND_INS.items():
+            body, kind = file_form("working_game", text)
+            headers = {"Content-Type": kind, "Authorization": f"Token {tokens[name]}"}
+            with urllib.request.urlopen(urllib.request.Request(f"{url}/api/submissions", body, headers)) as answer:
+                assert answer.status == 202, answer.read()
+        yield url, first["teach"]
 
 
 def page_width(browser):

@@ -12,22 +12,12 @@ linters and tools that parse every .py file leave it alone.
 from __future__ import annotations
 
 import pytest
-from support import PROJECT
+from support import HANDOUT, PROJECT
 
 from grader.authoring.known_wrong import WrongSolution, read_wrong_solution
 
 WRONG = PROJECT / "solutions" / "wrong"
-TASKS = (
-    "present_board",
-    "make_move",
-    "exclusive_or",
-    "bin_num",
-    "bitwise_xor",
-    "nim_sum",
-    "optimal_move",
-    "ui",
-    "working_game",
-)
+TASKS = tuple(HANDOUT)  # (support.py: the handout's order)
 
 
 def corpus() -> list:
