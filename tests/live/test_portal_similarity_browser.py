@@ -40,12 +40,13 @@ def site(tmp_path_factory, portal_database):
     """A portal (no grading: only the files matter here) where four students handed working_game
     in through the API, ben's a renamed copy of ann's; (its URL, the instructor's password)."""
     folder = tmp_path_factory.mktemp("similar")
-    where = ["--data", str(folder / "data"), *portal_database.options()]
+    database = portal_database.options()  # (each call makes a fresh database: ask once)
+    where = ["--data", str(folder / "data"), *database]
     roster = folder / "roster.csv"
     roster.write_text("username,role\n" + "".join(f"{n},student\n" for n in HAND_INS) + "teach,instructor\n")
     made = grader("users", "import", str(roster), *where)
     first = one_time_passwords(made)
-    Tables(folder / "data", portal_database.options()).passwords_chosen()
+    Tables(folder / "data", database).passwords_chosen()
     tokens = dict(re.findall(r"^(\S+) (\S+)$", grader("users", "token", *HAND_INS, *where), re.M))
     with served([*where, "--no-grading"], PROJECT) as url:
         for name, text in HAND_INS.items():
