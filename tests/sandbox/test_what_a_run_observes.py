@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import sys
 from pathlib import Path
 from typing import Dict
@@ -53,6 +54,9 @@ KERNEL_NUMBERS |= {"softnet_stat"}
 # in net/sockstat beside the namespace's own counts (sockets used, in use): every connection of the
 # machine moves them, a run cannot (no socket but a local one).
 MACHINE_TCP = re.compile(r"\b(alloc|mem|orphan|tw) \d+")
+# And net/protocols' "memory" column (the fourth): each protocol's memory pages on the whole
+# machine, beside the namespace's own count of its sockets.
+PROTOCOL_MEMORY = re.compile(r"^(\S+ +\d+ +\d+) +-?\d+", re.M)  # (its width moves too)
 
 
 def _run(runner, name: str, stdin: bytes = b""):
@@ -90,6 +94,8 @@ def _seen(output: bytes) -> Dict[str, object]:
             value = _mount_table(value)
         elif key.endswith("sockstat") and isinstance(value, str):
             value = MACHINE_TCP.sub(r"\1 -", value)
+        elif key.endswith("net/protocols") and isinstance(value, str):
+            value = PROTOCOL_MEMORY.sub(r"\1 -", value)
         flat[key] = value
 
     walk(json.loads(output), "")
@@ -122,6 +128,30 @@ def test_a_run_sees_the_same_before_and_after_a_run_that_tries_to_leave_marks():
     # (a normal user's mount table keeps the covered runs' folder: a user namespace may not unmount it)
     named = {k: v for k, v in first.items() if ROOT or not k.endswith(("mountinfo", "mounts", "mountstats"))}
     assert "nim-grader-runs" not in json.dumps(named)
+
+
+def test_the_machines_own_traffic_between_two_runs_changes_nothing_they_compare():
+    """Connections of the machine (not of any run) holding memory between two probes: what the
+    first test compares stays the same, so it can only fail on what a run left."""
+    with ForkServerRunner() as runner:
+        _isolated(runner)
+        before = _run(runner, "probe.py")
+        with socket.create_server(("127.0.0.1", 0)) as server:
+            held = []
+            for _ in range(20):  # each holds unread data: the machine's TCP memory moves
+                sender = socket.create_connection(server.getsockname())
+                held += [sender, server.accept()[0]]
+                sender.setblocking(False)
+                try:
+                    sender.send(b"x" * 1_000_000)
+                except BlockingIOError:
+                    pass
+            after = _run(runner, "probe.py")
+            for end in held:
+                end.close()
+    assert before.exit_code == 0 and after.exit_code == 0, before.stderr + after.stderr
+    first, second = _seen(before.stdout), _seen(after.stdout)
+    assert first == second, _different(first, second)
 
 
 def test_a_program_cannot_hide_a_secret_in_the_page_cache_for_a_later_run():
