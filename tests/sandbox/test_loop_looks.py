@@ -1,8 +1,8 @@
 """What a look at a program past its time limit reports, and an exception's words, on every Python.
 
 ``child_program`` runs in the program's own process: here a child Python runs a loop that never
-ends, is looked at three times (SIGUSR1, as ``capture.ask_for_stack`` does) and its records are read
-back. Each look must find the loop on the same line with the same values, whatever instruction the
+ends, is looked at five times, each once the one before is recorded (SIGUSR1, as
+``capture.ask_for_stack`` does), and its records are read back. Each look must find the loop on the same line with the same values, whatever instruction the
 signal came at (3.9 and 3.10 run a handler between any two instructions) and whether it came in code
 the loop calls from outside the student's folder (a task's rule checks). In: nothing; out: asserts.
 """
@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+LOOKS = 5  # a round's looks (3.9 once found a later one a line past the loop's top: 1 round in 5)
 
 LOOKER = textwrap.dedent(
     """
@@ -27,11 +28,19 @@ LOOKER = textwrap.dedent(
 
     child_program.watch_for_stack()
 
+    def looks_recorded():
+        with open({channel!r}, "rb") as records:
+            return records.read().count(b'{{"state"')
+
     def look():
-        for _ in range(3):
-            time.sleep(0.15)
+        # each look once the one before is recorded (at most 10 s): a loaded machine's scheduling
+        # never gives one up, as a look that comes while the one before still waits is
+        for seen in range({looks}):
+            time.sleep(0.05)
             os.kill(os.getpid(), signal.SIGUSR1)
-        time.sleep(0.15)
+            waited = time.monotonic()
+            while looks_recorded() == seen and time.monotonic() - waited < 10:
+                time.sleep(0.01)
         os._exit(0)
 
     threading.Thread(target=look, daemon=True).start()
@@ -67,11 +76,16 @@ def test_every_look_at_a_loop_that_never_ends_finds_it_at_the_same_line_with_the
     (library / "helper.py").write_text(HELPER)
     channel = tmp_path / "channel"
     looker = LOOKER.format(
-        root=str(ROOT), library=str(library), channel=str(channel), program=str(folder / "count.py"), folder=str(folder)
+        root=str(ROOT),
+        library=str(library),
+        channel=str(channel),
+        program=str(folder / "count.py"),
+        folder=str(folder),
+        looks=LOOKS,
     )
     subprocess.run([sys.executable, "-c", looker], timeout=30, check=True)
     looks = [json.loads(line)["state"] for line in channel.read_text().splitlines() if line.startswith('{"state"')]
-    assert len(looks) == 3, channel.read_text()
+    assert len(looks) == LOOKS, channel.read_text()
     innermost = {(look[0][0], look[0][1], look[0][3]) for look in looks}
     assert len(innermost) == 1, looks
     assert looks[0][0][:3] == ["count.py", 6, "count"]  # the top of its loop

@@ -41,8 +41,7 @@ _OUT_OF_MEMORY = b'{"crash": {"type": "MemoryError", "builtin": true, "text": ""
 
 
 def take_channel(fd):
-    """Make ``fd`` (the write end the grader sent) the report channel, out of reach of the
-    processes the program starts (close-on-exec)."""
+    """Make ``fd`` (the grader's write end) the report channel, closed on exec for the program's own."""
     if fd != REPORT_FD:
         os.dup2(fd, REPORT_FD)
         os.close(fd)
@@ -147,15 +146,17 @@ def _report_state(signum, frame):
 
 
 _TOP_LINES = 1000  # the most lines a look waits for its loop's top before it reports anyway
+# 3.9 tells a frame traced again its first line as the one it stored when last traced: untraced, where it is
+_STORED_LINE = sys.version_info < (3, 10)
 _PENDING = [None]  # gives up the look that waits for its loop's top (``_report_at_loop_top``), if any
 
 
 def _report_at_loop_top(start, folder, settrace=sys.settrace):
     """Report where the program is (``state_record``) once the student's innermost frame (from
     ``start``, where the look landed, outwards) comes back to a line no later than its last, past its
-    first: its loop's top. 3.9 and 3.10 run a handler between any two instructions, every version in
-    code a loop calls (rule checks): two looks at an endless loop would find different lines. After
-    ``_TOP_LINES`` lines in those frames, or when the student's frame returns, it reports anyway."""
+    first: its loop's top (3.9 and 3.10 run a handler between any two instructions, every version in
+    code a loop calls: two looks at an endless loop would find different lines); or after
+    ``_TOP_LINES`` lines in those frames, or when the student's frame returns."""
     own = start
     while own is not None and not _in_folder(own.f_code.co_filename, folder):
         own = own.f_back
@@ -172,8 +173,10 @@ def _report_at_loop_top(start, folder, settrace=sys.settrace):
             seen[2] += 1
             if event == "line" and frame is own:
                 # (its first line may be the one the look found: 3.10 tells it again as tracing starts)
-                back = seen[1] > 0 and (frame.f_lineno or 0) <= seen[0]
-                seen[0], seen[1] = frame.f_lineno or 0, seen[1] + 1
+                if _STORED_LINE:  # (returning ``traced`` sets it again)
+                    frame.f_trace = None
+                line = frame.f_lineno or 0
+                back, seen[0], seen[1] = seen[1] > 0 and line <= seen[0], line, seen[1] + 1
                 if not back and seen[2] < _TOP_LINES:
                     return traced
             elif event == "line" and seen[2] < _TOP_LINES:
