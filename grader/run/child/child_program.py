@@ -308,11 +308,9 @@ def compiled(script, rules):
 
 
 def _show_exception():
-    """Print the exception being handled as an uncaught one is: through ``sys.excepthook``.
-
-    (Python's own hook is written in C: on 3.11 it prints a child's first traceback in a tenth of
-    the time ``traceback.print_exc`` takes, which touches far more of the memory shared with us.)
-    """
+    """Print the exception being handled as an uncaught one is: through ``sys.excepthook`` (Python's
+    own hook is written in C: on 3.11 it prints a child's first traceback in a tenth of the time
+    ``traceback.print_exc`` takes, which touches far more of the memory shared with us)."""
     try:
         sys.excepthook(*sys.exc_info())
     except BaseException:
@@ -360,11 +358,9 @@ def _rule_broken(prefix, write=os.write, leave=os._exit, quote=json.encoder.enco
 
 def run(script, folder, rules=()):
     """Run ``script`` (in ``folder``) as ``__main__`` as ``python script`` would; its exit status.
-
     An exception that ends it is printed to its standard error, as Python prints it, and reported
     to the grader as a record. With ``rules``, a rule broken while it runs ends it at once
-    (``RULE_BROKEN``), after a record of which rule, in which file and line.
-    """
+    (``RULE_BROKEN``), after a record of which rule, in which file and line."""
     return execute(prepared(script, folder, rules), script, folder)
 
 
