@@ -2,9 +2,10 @@
 
 ``child_program`` runs in the program's own process: here a child Python runs a loop that never
 ends, is looked at five times, each once the one before is recorded (SIGUSR1, as
-``capture.ask_for_stack`` does), and its records are read back. Each look must find the loop on the same line with the same values, whatever instruction the
-signal came at (3.9 and 3.10 run a handler between any two instructions) and whether it came in code
-the loop calls from outside the student's folder (a task's rule checks). In: nothing; out: asserts.
+``capture.ask_for_stack`` does), and its records are read back. Each look must find the loop on
+the same line with the same values, whatever instruction the signal came at (3.9 and 3.10 run a
+handler between any two instructions) and whether it came in code the loop calls from outside the
+student's folder (a task's rule checks). In: nothing; out: asserts.
 """
 
 import json
