@@ -186,9 +186,16 @@ def served(args: Sequence[str], cwd: Path) -> Iterator[str]:
         stderr=subprocess.PIPE,
         text=True,
     )
-    line = server.stdout.readline() if server.stdout else ""
-    found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-    assert found, (line, server.stderr.read() if server.poll() is not None and server.stderr else "")
-    yield f"http://127.0.0.1:{found.group(1)}"
-    server.send_signal(signal.SIGTERM)
-    assert server.wait(timeout=60) == 0
+    ended = False
+    try:
+        line = server.stdout.readline() if server.stdout else ""
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert found, (line, server.stderr.read() if server.poll() is not None and server.stderr else "")
+        yield f"http://127.0.0.1:{found.group(1)}"
+        server.send_signal(signal.SIGTERM)
+        ended = server.wait(timeout=60) == 0
+        assert ended, "serve did not end with 0 on SIGTERM"
+    finally:
+        if not ended and server.poll() is None:  # (a failed block or start-up leaves no server behind)
+            server.kill()
+            server.wait()

@@ -14,6 +14,7 @@ must be the same. What may differ is said once, below, with why (the same list a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -130,25 +131,31 @@ def test_a_run_sees_the_same_before_and_after_a_run_that_tries_to_leave_marks():
     assert "nim-grader-runs" not in json.dumps(named)
 
 
+def _machine_tcp_memory() -> str:
+    """TCP's memory pages on this machine, as the grader's own process reads them."""
+    lines = Path("/proc/net/protocols").read_text().splitlines()
+    return next((line.split()[3] for line in lines if line.split()[:1] == ["TCP"]), "")
+
+
 def test_the_machines_own_traffic_between_two_runs_changes_nothing_they_compare():
     """Connections of the machine (not of any run) holding memory between two probes: what the
     first test compares stays the same, so it can only fail on what a run left."""
     with ForkServerRunner() as runner:
         _isolated(runner)
         before = _run(runner, "probe.py")
-        with socket.create_server(("127.0.0.1", 0)) as server:
-            held = []
+        machine = _machine_tcp_memory()
+        with contextlib.ExitStack() as held:
+            server = held.enter_context(socket.create_server(("127.0.0.1", 0)))
             for _ in range(20):  # each holds unread data: the machine's TCP memory moves
-                sender = socket.create_connection(server.getsockname())
-                held += [sender, server.accept()[0]]
+                sender = held.enter_context(socket.create_connection(server.getsockname()))
+                held.enter_context(server.accept()[0])
                 sender.setblocking(False)
                 try:
                     sender.send(b"x" * 1_000_000)
                 except BlockingIOError:
                     pass
+            assert _machine_tcp_memory() != machine, "the machine's TCP memory did not move: nothing is tried"
             after = _run(runner, "probe.py")
-            for end in held:
-                end.close()
     assert before.exit_code == 0 and after.exit_code == 0, before.stderr + after.stderr
     first, second = _seen(before.stdout), _seen(after.stdout)
     assert first == second, _different(first, second)
